@@ -1,0 +1,52 @@
+//! The subscriber archive of the source documents: the chunked log's record type.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// What a caller registers. Missing fields read as empty so they get the SPEC message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NewSubscriber {
+    pub subscriber_id: String,
+    pub delivery_address: String,
+}
+
+/// A stored subscriber: the registration plus the sequence the log gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscriber {
+    pub sequence: u64,
+    pub subscriber_id: String,
+    pub delivery_address: String,
+}
+
+impl NewSubscriber {
+    pub fn validate(&self) -> Result<()> {
+        if self.subscriber_id.is_empty() {
+            return Err(Error::new(ErrorCode::InvalidArgument, "subscriberId is required"));
+        }
+        if self.delivery_address.is_empty() {
+            return Err(Error::new(ErrorCode::InvalidArgument, "deliveryAddress is required"));
+        }
+        Ok(())
+    }
+
+    pub fn with_sequence(self, sequence: u64) -> Subscriber {
+        Subscriber { sequence, subscriber_id: self.subscriber_id, delivery_address: self.delivery_address }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_fields_are_required_in_order() {
+        let both_empty = NewSubscriber::default().validate().unwrap_err();
+        assert_eq!((both_empty.code, both_empty.message.as_str()), (ErrorCode::InvalidArgument, "subscriberId is required"));
+        let no_address = NewSubscriber { subscriber_id: "s".into(), ..Default::default() }.validate().unwrap_err();
+        assert_eq!(no_address.message, "deliveryAddress is required");
+        assert!(NewSubscriber { subscriber_id: " ".into(), delivery_address: "x".into() }.validate().is_ok());
+    }
+}
