@@ -71,7 +71,10 @@ fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
 }
 
 fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue, code: ErrorCode, what: &str) -> JsResult<T> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| js_error(Error::new(code, format!("{what}: {e}"))))
+    serde_wasm_bindgen::from_value(value).map_err(|e| {
+        let detail: String = js_sys::Error::from(JsValue::from(e)).message().into();
+        js_error(Error::new(code, format!("{what}: {detail}")))
+    })
 }
 
 /// A whole number from 1 to u32::MAX, or the default when absent.

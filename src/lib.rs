@@ -11,7 +11,7 @@ pub mod partition;
 pub mod subscriber;
 pub mod token;
 
-mod bindings;
+pub mod bindings;
 
 pub use chunk::{append, page, Append, ArchivedChunk, ChunkSize, LogState, Page, DEFAULT_CHUNK_SIZE, MAX_SEQUENCE};
 pub use email::canonical_email_address;
