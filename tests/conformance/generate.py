@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Writes the cross-SDK conformance vectors in this folder, or checks them (--check).
+
+Expected values come from this file's own implementation of SPEC.md (plain Python with
+arbitrary-precision integers, sharing no code with the Rust core or the npm package),
+and that implementation is first checked against the independent sources: the published
+FNV-1a reference vectors and the golden values in SPEC.md. Cases a UTF-8 string cannot
+hold (lone UTF-16 surrogates) are written as UTF-16 code units.
+"""
+import json
+import math
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FNV_OFFSET, FNV_PRIME = 0x811C9DC5, 0x01000193
+WHITESPACE = " \t\n\x0b\x0c\r"  # 0x20 and 0x09..0x0D, vertical tab included
+NOT_ASCII = "emailAddress must contain only ASCII characters"
+REQUIRED = "emailAddress is required"
+PARTITIONS = 1000
+CHUNK = 100
+U64_MAX, I64_MAX, F64_EXACT = 2**64 - 1, 2**63 - 1, 2**53
+
+
+def fnv1a32(data: bytes) -> int:
+    h = FNV_OFFSET
+    for b in data:
+        h = ((h ^ b) * FNV_PRIME) & 0xFFFFFFFF
+    return h
+
+
+def canonical(email: str, whitespace: str = WHITESPACE) -> str:
+    if any(ord(c) > 0x7F for c in email):  # per UTF-16 code unit: surrogates are > 0x7F
+        raise ValueError(NOT_ASCII)
+    trimmed = email.strip(whitespace)
+    if not trimmed:
+        raise ValueError(REQUIRED)
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in trimmed)
+
+
+def page_token_ok(token: str) -> bool:
+    if token in ("", "current"):
+        return True
+    if len(token) != 20 or any(c not in "0123456789" for c in token):
+        return False
+    v = int(token)
+    return v >= 1 and (v - 1) % CHUNK == 0
+
+
+# --- The implementation is checked against independent sources before it writes anything.
+PUBLISHED_FNV = {  # FNV reference test suite (test_fnv.c), draft-eastlake-fnv appendix C
+    b"": 0x811C9DC5, b"a": 0xE40C292C, b"b": 0xE70C2DE5, b"c": 0xE60C2C52, b"d": 0xE10C2473,
+    b"e": 0xE00C22E0, b"f": 0xE30C2799, b"fo": 0x6222E842, b"foo": 0xA9F37ED7,
+    b"foob": 0x3F5076EF, b"fooba": 0x39AAA18A, b"foobar": 0xBF9CF968,
+    b"\0": 0x050C5D1F, b"a\0": 0x2B24D044, b"b\0": 0x9D2C3F7F, b"c\0": 0x7729C516,
+    b"d\0": 0xB91D6109, b"e\0": 0x931AE6A0, b"f\0": 0x052255DB, b"fo\0": 0xBEF39FE6,
+    b"foo\0": 0x6150AC75, b"foob\0": 0x9AAB3A3D, b"fooba\0": 0x519C4C3E, b"foobar\0": 0x0C1C9EB8,
+    b"ch": 0x5F299F4E, b"cho": 0xEF8580F3, b"chon": 0xAC297727, b"chong": 0x4546B9C0,
+    b"chongo": 0xBD564E7D, b"chongo ": 0x6BDD5C67, b"chongo w": 0xDD77ED30,
+}
+SPEC_GOLDEN = [
+    (" Alice@Example.COM ", "alice@example.com", 2493822278, "partition-278"),
+    ("bob@example.com", "bob@example.com", 3055529145, "partition-145"),
+    ("support+west@example.org", "support+west@example.org", 2156001632, "partition-632"),
+]
+for data, expected in PUBLISHED_FNV.items():
+    assert fnv1a32(data) == expected, data
+for email, canon, h, name in SPEC_GOLDEN:
+    assert canonical(email) == canon and fnv1a32(canon.encode()) == h and f"partition-{h % 1000:03d}" == name
+
+
+# --- FNV vectors
+def fnv_cases():
+    cases = []
+    for data, _ in PUBLISHED_FNV.items():
+        h = fnv1a32(data)
+        cases.append({
+            "id": "fnv-" + (data.decode().rstrip("\0").replace(" ", "_") or "empty") + ("-nul" if data.endswith(b"\0") else ""),
+            "inputHex": data.hex(),
+            "hash": h,
+            "hashHex": f"0x{h:08x}",
+            "source": "published",
+        })
+    for name, data in [("all-bytes", bytes(range(256))), ("1mib-x", b"x" * (1 << 20))]:
+        h = fnv1a32(data)
+        entry = {"id": f"fnv-{name}", "hash": h, "hashHex": f"0x{h:08x}", "source": "python-reference"}
+        if len(data) > 1024:
+            entry["inputRepeat"] = {"prefixHex": "", "unitHex": "78", "count": len(data), "suffixHex": ""}
+        else:
+            entry["inputHex"] = data.hex()
+        cases.append(entry)
+    return {
+        "name": "fnv1a32",
+        "description": "32-bit FNV-1a over raw bytes: offset basis 2166136261, prime 16777619, multiplication modulo 2^32.",
+        "cases": cases,
+    }
+
+
+# --- Email vectors
+def email_expect(email: str, whitespace: str = WHITESPACE):
+    try:
+        canon = canonical(email, whitespace)
+    except ValueError as e:
+        return {"error": str(e)}
+    h = fnv1a32(canon.encode("ascii"))
+    return {"canonicalEmail": canon, "hash": h, "partitionIndex": h % PARTITIONS, "partitionName": f"partition-{h % PARTITIONS:03d}"}
+
+
+def email_cases():
+    cases = []
+
+    def add(case_id, email, note=None, source="python-reference", divergence=None, encode="text"):
+        entry = {"id": case_id}
+        if encode == "utf16":
+            entry["inputUtf16"] = [ord(c) for c in email]
+        else:
+            entry["input"] = email
+        entry["expect"] = email_expect(email)
+        entry["source"] = source
+        if note:
+            entry["note"] = note
+        if divergence:
+            entry["knownDivergence"] = divergence
+            entry["divergentExpect"] = email_expect(email, WHITESPACE.replace("\x0b", ""))
+        cases.append(entry)
+
+    for email, *_ in SPEC_GOLDEN:
+        add("golden-" + email.strip().split("@")[0].lower().replace("+", "-"), email, source="spec-golden")
+    vt_divergence = (
+        "One reference SDK trims with a whitespace set that excludes 0x0B: it keeps the vertical tab, "
+        "so its canonical email, hash and partition differ. This product follows SPEC.md and trims it."
+    )
+    for b in [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20]:
+        ws = chr(b)
+        div = vt_divergence if b == 0x0B else None
+        add(f"trim-leading-0x{b:02x}", ws + "Carol@Example.net", divergence=div)
+        add(f"trim-trailing-0x{b:02x}", "Carol@Example.net" + ws, divergence=div)
+        add(f"trim-both-twice-0x{b:02x}", ws * 2 + "Carol@Example.net" + ws * 2, divergence=div)
+    add("trim-all-six-both-ends", " \t\n\x0b\x0c\r Dave@Example.com \r\x0c\x0b\n\t ", divergence=vt_divergence)
+    add("inner-space-kept", "First Last@Example.com")
+    add("inner-tab-kept", "a\tb@example.com")
+    add("inner-vertical-tab-kept", "a\x0bb@example.com")
+    add("inner-newline-kept", "a\nb@example.com")
+    for b in [0x00, 0x01, 0x08, 0x0E, 0x1C, 0x1F, 0x7F]:
+        trimmers = "Java String.trim() and Python str.strip()" if 0x1C <= b <= 0x1F else "Java String.trim()"
+        note = f"Not whitespace under SPEC.md, so kept; {trimmers} would remove it." if b < 0x20 else None
+        add(f"control-0x{b:02x}-kept-leading", chr(b) + "user@example.com", note=note)
+        add(f"control-0x{b:02x}-kept-trailing", "user@example.com" + chr(b), note=note)
+    add("nul-inside-kept", "us\x00er@example.com")
+    add("mixed-case", "MiXeD.CaSe+Tag@ExAmPlE.CoM")
+    add("only-a-to-z-lowercased", "@[\\]^_`{|}~AZaz09")
+    add("no-at-sign-accepted", "Not-An-Email", note="There is no syntax check.")
+    add("single-letter", "Q")
+    add("all-printable-ascii", "".join(chr(c) for c in range(0x21, 0x7F)))
+    for case_id, email in [
+        ("non-ascii-accented", "josé@example.com"),
+        ("non-ascii-domain", "user@exämple.com"),
+        ("non-ascii-nbsp-leading", "\u00a0alice@example.com"),
+        ("non-ascii-nbsp-trailing", "alice@example.com\u00a0"),
+        ("non-ascii-nbsp-only", "\u00a0"),
+        ("non-ascii-next-line-0x85", "\u0085alice@example.com"),
+        ("non-ascii-line-separator", "alice@example.com\u2028"),
+        ("non-ascii-bom", "\ufeffalice@example.com"),
+        ("non-ascii-emoji", "\U0001F600@example.com"),
+        ("non-ascii-fullwidth-at", "alice\uff20example.com"),
+    ]:
+        add(case_id, email)
+    add("non-ascii-lone-high-surrogate", "\ud800alice@example.com", encode="utf16",
+        note="A lone UTF-16 surrogate; languages with UTF-8 strings cannot hold it and may skip this case.")
+    add("non-ascii-lone-low-surrogate", "alice@example.com\udc00", encode="utf16",
+        note="A lone UTF-16 surrogate; languages with UTF-8 strings cannot hold it and may skip this case.")
+    add("empty", "")
+    add("space-only", " ")
+    add("all-whitespace", " \t\n\x0c\r ")
+    add("vertical-tab-only", "\x0b", divergence=vt_divergence)
+
+    # A 1 MiB local part: canonicalization and hashing must not depend on length.
+    local = 1 << 20
+    big = " " + "Ab" * (local // 2) + "@Example.COM\t"
+    canon = ("ab" * (local // 2)) + "@example.com"
+    h = fnv1a32(canon.encode())
+    assert canonical(big) == canon
+    cases.append({
+        "id": "one-mib-local-part",
+        "inputRepeat": {"prefix": " ", "unit": "Ab", "count": local // 2, "suffix": "@Example.COM\t"},
+        "expect": {
+            "canonicalEmailRepeat": {"prefix": "", "unit": "ab", "count": local // 2, "suffix": "@example.com"},
+            "hash": h, "partitionIndex": h % PARTITIONS, "partitionName": f"partition-{h % PARTITIONS:03d}",
+        },
+        "source": "python-reference",
+    })
+    return {
+        "name": "email-partition",
+        "description": "Canonical email, 32-bit FNV-1a of its bytes, and partition for 1000 partitions.",
+        "partitionCount": PARTITIONS,
+        "cases": cases,
+    }
+
+
+# --- Page-token vectors
+def token_divergence(token: str, ok: bool):
+    """Where an SDK that parses the digits into a fixed-size number would answer otherwise.
+
+    A model of the three kinds SPEC.md names (unsigned 64-bit, signed 64-bit, float64 with
+    the same mod test on the rounded value), not a run of those SDKs.
+    """
+    if len(token) != 20 or not token.isascii() or not token.isdigit():
+        return None
+    v = int(token)
+    wrong = []
+    if ok and v > U64_MAX:
+        wrong.append("unsigned 64-bit: the value does not fit, so it rejects this valid token")
+    if ok and v > I64_MAX:
+        wrong.append("signed 64-bit: the value does not fit, so it rejects this valid token")
+    f = float(v)
+    float_ok = f >= 1.0 and math.fmod(f - 1.0, CHUNK) == 0.0
+    if float_ok != ok:
+        verdict = "accepts this invalid" if float_ok else "rejects this valid"
+        wrong.append(f"float64: held as the double {int(f)}, the same mod test {verdict} token")
+    return "; ".join(wrong) or None
+
+
+def token_cases():
+    cases = []
+
+    def add(case_id, token, note=None):
+        ok = page_token_ok(token)
+        entry = {"id": case_id, "token": token,
+                 "expect": {"pageToken": "current" if token in ("", "current") else token} if ok
+                 else {"error": f'invalid page token "{token}"'},
+                 "source": "python-reference"}
+        if note:
+            entry["note"] = note
+        if divergence := token_divergence(token, ok):
+            entry["knownDivergence"] = divergence
+        cases.append(entry)
+
+    def d20(v):
+        return f"{v:020d}"
+
+    add("empty-means-current", "")
+    add("current", "current")
+    for case_id, t in [("capitalized", "Current"), ("upper", "CURRENT"), ("leading-space", " current"),
+                       ("trailing-space", "current "), ("trailing-newline", "current\n"), ("short", "curren"),
+                       ("long", "currentt")]:
+        add("bad-current-" + case_id, t)
+    for v in [1, 101, 201, 1001, 100001]:
+        add(f"boundary-{v}", d20(v))
+    for v in [0, 2, 99, 100, 102, 150, 1000]:
+        add(f"non-boundary-{v}", d20(v))
+    add("nineteen-digits", d20(101)[1:])
+    add("twenty-one-digits", "0" + d20(101))
+    add("twenty-two-digits", "00" + d20(101))
+    add("short-1", "1")
+    add("short-101", "101")
+    add("zero-single", "0")
+    add("plus-sign", "+" + d20(101)[1:])
+    add("minus-sign", "-" + d20(101)[1:])
+    add("leading-space", " " + d20(101)[1:])
+    add("trailing-space", d20(101)[:-1] + " ")
+    add("trailing-newline", d20(101) + "\n")
+    add("hex-digit", d20(101)[:-1] + "a")
+    add("exponent", "1e2".rjust(20, "0"))
+    add("arabic-indic-digits", "".join(chr(0x0660 + int(c)) for c in d20(101)),
+        note="20 non-ASCII digits: a Unicode-aware digit check would accept them.")
+    add("fullwidth-digits", "".join(chr(0xFF10 + int(c)) for c in d20(101)))
+    add("superscript-one", d20(101)[:-1] + "\u00b9")
+    # Boundaries near the limits of the number types reference SDKs parse tokens with.
+    for label, limit in [("2p53", F64_EXACT), ("i64max", I64_MAX), ("u64max", U64_MAX)]:
+        below = limit - ((limit - 1) % CHUNK)  # largest boundary <= limit
+        add(f"{label}-largest-boundary-at-or-below", d20(below))
+        add(f"{label}-next-boundary-above", d20(below + CHUNK))
+        add(f"{label}-non-boundary-above", d20(below + CHUNK + 1))
+        add(f"{label}-exact", d20(limit))
+        add(f"{label}-plus-one", d20(limit + 1))
+    add("largest-20-digit-boundary", "99999999999999999901")
+    add("largest-20-digit-value", "99999999999999999999")
+
+
+    archive = []
+    for v in [1, 101, 12345, 9007199254740901, 9007199254740991, 99999999999999999999]:
+        archive.append({"firstSequence": str(v), "expect": {"token": d20(v)}, "source": "python-reference"})
+    for v in [0, 100000000000000000000]:
+        archive.append({"firstSequence": str(v), "expect": {"error": "invalid_argument"}, "source": "python-reference",
+                        "note": "Out of range; the message is not part of the cross-SDK contract."})
+    return {
+        "name": "page-token",
+        "description": "Page-token validation for chunk size 100 ('' and 'current' mean current; otherwise exactly 20 ASCII digits, value >= 1, (value - 1) mod 100 == 0), and archive-token formatting (first sequence as 20 zero-padded digits).",
+        "chunkSize": CHUNK,
+        "cases": cases,
+        "archiveTokenCases": archive,
+    }
+
+
+FILES = {"fnv1a32.json": fnv_cases, "email.json": email_cases, "page-token.json": token_cases}
+
+
+def render(build) -> str:
+    return json.dumps(build(), indent=2, ensure_ascii=True) + "\n"
+
+
+def main(argv):
+    check = "--check" in argv
+    stale = []
+    for name, build in FILES.items():
+        text, path = render(build), HERE / name
+        if check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(name)
+        else:
+            path.write_text(text)
+    if stale:
+        print("conformance vectors differ from generate.py: " + ", ".join(stale) + " (run python3 tests/conformance/generate.py)")
+        return 1
+    print("conformance vectors: " + ("up to date" if check else "written") + f" ({len(FILES)} files)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
