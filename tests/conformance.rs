@@ -1,0 +1,112 @@
+//! Runs the cross-SDK vectors in tests/conformance/ against the Rust core: natively with
+//! `cargo test`, and compiled to wasm under wasm-bindgen-test in Node and Chromium.
+
+use attrmap::{archive_chunk_token, email_partition, fnv1a32, validate_page_token, ChunkSize, PartitionCount};
+use serde_json::Value;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+const FNV: &str = include_str!("conformance/fnv1a32.json");
+const EMAIL: &str = include_str!("conformance/email.json");
+const TOKENS: &str = include_str!("conformance/page-token.json");
+
+fn cases(text: &str, key: &str) -> Vec<Value> {
+    let doc: Value = serde_json::from_str(text).expect("vector file is JSON");
+    doc[key].as_array().expect("cases array").clone()
+}
+
+fn s(v: &Value) -> &str {
+    v.as_str().expect("string")
+}
+
+fn hex(text: &str) -> Vec<u8> {
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap()).collect()
+}
+
+fn repeat(r: &Value, field: &str, decode: fn(&str) -> Vec<u8>) -> Vec<u8> {
+    let part = |name: &str| decode(s(&r[format!("{name}{field}")]));
+    let mut out = part("prefix");
+    out.extend(part("unit").repeat(r["count"].as_u64().unwrap() as usize));
+    out.extend(part("suffix"));
+    out
+}
+
+fn text_bytes(t: &str) -> Vec<u8> {
+    t.as_bytes().to_vec()
+}
+
+/// The email input as a Rust string. Lone UTF-16 surrogates become U+FFFD, as they do when
+/// a JavaScript string crosses into wasm; either way the input is not ASCII.
+fn email_input(case: &Value) -> String {
+    if let Some(t) = case.get("input") {
+        return s(t).to_string();
+    }
+    if let Some(units) = case.get("inputUtf16") {
+        let units: Vec<u16> = units.as_array().unwrap().iter().map(|u| u.as_u64().unwrap() as u16).collect();
+        return String::from_utf16_lossy(&units);
+    }
+    String::from_utf8(repeat(&case["inputRepeat"], "", text_bytes)).unwrap()
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn fnv_vectors() {
+    let all = cases(FNV, "cases");
+    assert!(all.len() >= 30);
+    for case in all {
+        let bytes = match case.get("inputHex") {
+            Some(h) => hex(s(h)),
+            None => repeat(&case["inputRepeat"], "Hex", hex),
+        };
+        assert_eq!(u64::from(fnv1a32(&bytes)), case["hash"].as_u64().unwrap(), "{}", case["id"]);
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn email_vectors() {
+    let all = cases(EMAIL, "cases");
+    assert!(all.len() >= 50);
+    for case in all {
+        let id = &case["id"];
+        let expect = &case["expect"];
+        match email_partition(&email_input(&case), PartitionCount::default()) {
+            Ok(p) => {
+                let canonical = match expect.get("canonicalEmailRepeat") {
+                    Some(r) => String::from_utf8(repeat(r, "", text_bytes)).unwrap(),
+                    None => s(&expect["canonicalEmail"]).to_string(),
+                };
+                assert!(p.canonical_email == canonical, "{id}: canonical email differs");
+                assert_eq!(u64::from(p.hash), expect["hash"].as_u64().unwrap(), "{id}");
+                assert_eq!(u64::from(p.index), expect["partitionIndex"].as_u64().unwrap(), "{id}");
+                assert_eq!(p.partition_name, s(&expect["partitionName"]), "{id}");
+            }
+            Err(e) => assert_eq!(Some(e.message.as_str()), expect["error"].as_str(), "{id}"),
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn page_token_vectors() {
+    let all = cases(TOKENS, "cases");
+    assert!(all.len() >= 40);
+    for case in all {
+        let got = validate_page_token(s(&case["token"]), ChunkSize::default());
+        match got {
+            Ok(t) => assert_eq!(Some(t.to_token_string().as_str()), case["expect"]["pageToken"].as_str(), "{}", case["id"]),
+            Err(e) => assert_eq!(Some(e.message.as_str()), case["expect"]["error"].as_str(), "{}", case["id"]),
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn archive_token_vectors() {
+    for case in cases(TOKENS, "archiveTokenCases") {
+        let first: u128 = s(&case["firstSequence"]).parse().unwrap();
+        match archive_chunk_token(first) {
+            Ok(token) => assert_eq!(Some(token.as_str()), case["expect"]["token"].as_str(), "{first}"),
+            Err(e) => assert_eq!(Some(e.code.as_str()), case["expect"]["error"].as_str(), "{first}"),
+        }
+    }
+}
