@@ -1,0 +1,125 @@
+# attrmap: `make demo` builds and serves the demo, `make test` runs every suite.
+# Each target installs what it needs on a fresh machine and skips what is already there.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+
+PORT ?= 8080
+WASM_TARGET := wasm32-unknown-unknown
+# The CLI that writes the glue must match the crate exactly; Cargo.toml pins it with `=`.
+WASM_BINDGEN_VERSION := $(shell sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+CARGO_BIN := $(HOME)/.cargo/bin
+export PATH := $(CARGO_BIN):$(PATH)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+NPM_CI := npm ci --no-audit --no-fund --loglevel=error
+
+RUST_SOURCES := Cargo.toml Cargo.lock $(wildcard src/*.rs)
+RELEASE_WASM := target/$(WASM_TARGET)/release/attrmap.wasm
+GLUE := pkg/wasm/attrmap.js
+INLINE := pkg/wasm/attrmap_inline.js
+DIST := pkg/dist/index.js
+PKG_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",/\1/p' pkg/package.json)
+TARBALL := build/attrmap-$(PKG_VERSION).tgz
+TESTS_INSTALLED := tests/node_modules/attrmap/.installed-from-tarball
+CHROMIUM := /usr/bin/chromium /usr/bin/chromedriver
+WASM_TEST_ENV := CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120
+NODE_TEST := node --import tsx --test --test-concurrency=1
+
+.PHONY: all build demo test bench clean tools \
+        test-rust test-wasm-node test-wasm-browser test-vectors test-node test-browser
+
+all: build
+
+# ---- tools -------------------------------------------------------------------------
+
+tools: $(CHROMIUM) | wasm-tools
+
+.PHONY: wasm-tools
+wasm-tools:
+	@rustup target list --installed | grep -qx '$(WASM_TARGET)' || rustup target add $(WASM_TARGET)
+	@if [ "$$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $(WASM_BINDGEN_VERSION)" ]; then \
+	  echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (a few minutes, once)"; \
+	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); \
+	fi
+
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+
+pkg/node_modules/.package-lock.json: pkg/package.json pkg/package-lock.json
+	cd pkg && $(NPM_CI)
+
+tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.json
+	cd tests && $(NPM_CI)
+
+# ---- build -------------------------------------------------------------------------
+
+$(RELEASE_WASM): $(RUST_SOURCES) | wasm-tools
+	cargo build --release --target $(WASM_TARGET) --lib
+
+# Glue, then wasm-opt from the npm binaryen package (Debian's binaryen breaks the module),
+# then the optimized module inlined into an ES module.
+$(GLUE) $(INLINE) &: $(RELEASE_WASM) scripts/inline-wasm.mjs pkg/node_modules/.package-lock.json | wasm-tools
+	wasm-bindgen $(RELEASE_WASM) --target web --omit-default-module-path --out-dir pkg/wasm --out-name attrmap
+	pkg/node_modules/.bin/wasm-opt -Oz pkg/wasm/attrmap_bg.wasm -o pkg/wasm/attrmap_bg.wasm
+	node scripts/inline-wasm.mjs pkg/wasm/attrmap_bg.wasm pkg/wasm/attrmap_inline
+
+$(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts) pkg/tsconfig.json
+	rm -rf pkg/dist
+	cd pkg && node_modules/.bin/tsc -p tsconfig.json
+
+build: $(DIST)
+
+$(TARBALL): $(DIST) pkg/package.json
+	mkdir -p build
+	cd pkg && npm pack --silent --pack-destination ../build >/dev/null
+
+# The tests import the package by name from the packed tarball, as a user would.
+$(TESTS_INSTALLED): $(TARBALL) tests/node_modules/.package-lock.json
+	cd tests && npm install --no-save --no-audit --no-fund --loglevel=error ../$(TARBALL)
+	touch $@
+
+# ---- demo --------------------------------------------------------------------------
+
+www/attrmap/dist/index.js: $(DIST)
+	rm -rf www/attrmap
+	mkdir -p www/attrmap
+	cp -r pkg/dist www/attrmap/dist
+	mkdir -p www/attrmap/wasm
+	cp pkg/wasm/attrmap.js pkg/wasm/attrmap_inline.js www/attrmap/wasm/
+
+demo: www/attrmap/dist/index.js
+	@echo "attrmap demo on http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
+	python3 -m http.server $(PORT) --bind 127.0.0.1 --directory www
+
+# ---- tests -------------------------------------------------------------------------
+
+test: test-vectors test-rust test-wasm-node test-wasm-browser test-node test-browser
+	@echo "make test: every suite passed"
+
+test-vectors:
+	python3 tests/conformance/generate.py --check
+
+test-rust:
+	cargo test
+
+test-wasm-node: | wasm-tools
+	$(WASM_TEST_ENV) cargo test --target $(WASM_TARGET) --test conformance --test bindings
+
+test-wasm-browser: $(CHROMIUM) | wasm-tools
+	WASM_BINDGEN_USE_BROWSER=1 $(WASM_TEST_ENV) cargo test --target $(WASM_TARGET) --test conformance --test bindings
+
+test-node: $(TESTS_INSTALLED)
+	cd tests && $(NODE_TEST) node/*.test.ts
+
+test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)
+	cd tests && $(NODE_TEST) browser/*.test.ts
+
+# ---- benchmarks --------------------------------------------------------------------
+
+bench: $(TESTS_INSTALLED)
+	cd tests && node --import tsx bench/partition.bench.ts
+
+clean:
+	rm -rf target pkg/dist pkg/wasm www/attrmap build tests/node_modules pkg/node_modules
