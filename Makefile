@@ -111,6 +111,7 @@ test-wasm-browser: $(CHROMIUM) | wasm-tools
 	WASM_BINDGEN_USE_BROWSER=1 $(WASM_TEST_ENV) cargo test --target $(WASM_TARGET) --test conformance --test bindings
 
 test-node: $(TESTS_INSTALLED)
+	cd tests && node_modules/.bin/tsc -p tsconfig.json
 	cd tests && $(NODE_TEST) node/*.test.ts
 
 test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)

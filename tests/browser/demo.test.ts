@@ -1,25 +1,14 @@
 // The demo page driven like a person would: typing, with the results read off the page.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { collectErrors, launchChromium, screenshot, serveWww, type StaticServer } from "./harness.js";
+import { test } from "node:test";
+import { collectErrors, screenshot, useChromium } from "./harness.js";
 
-let server: StaticServer;
-let browser: Browser;
-
-before(async () => {
-  server = await serveWww();
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useChromium();
 
 async function openDemo() {
-  const page = await browser.newPage();
+  const page = await env.browser.newPage();
   const errors = collectErrors(page);
-  await page.goto(server.origin + "/");
+  await page.goto(env.server.origin + "/");
   await page.waitForSelector("html[data-ready=true]");
   return { page, errors };
 }

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { after, before } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 
 export const WWW = resolve(fileURLToPath(new URL("../../www", import.meta.url)));
@@ -80,4 +81,23 @@ export function collectErrors(page: Page): string[] {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+export interface ChromiumEnv {
+  server: StaticServer;
+  browser: Browser;
+}
+
+/** One server and one browser for the calling test file, started before its tests. */
+export function useChromium(): ChromiumEnv {
+  const env = {} as ChromiumEnv;
+  before(async () => {
+    env.server = await serveWww();
+    env.browser = await launchChromium();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }

@@ -1,22 +1,12 @@
 // The package in real Chromium: imported as an ES module by a page and by a module worker
 // (the inlined wasm compiles synchronously in both), running every cross-SDK vector.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
 import { emailVectors, fnvVectors, tokenVectors } from "../vectors.js";
-import { collectErrors, launchChromium, serveWww, type StaticServer } from "./harness.js";
+import { collectErrors, useChromium } from "./harness.js";
 
-let server: StaticServer;
-let browser: Browser;
-
-before(async () => {
-  server = await serveWww();
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useChromium();
 
 const vectors = { email: emailVectors, fnv: fnvVectors, tokens: tokenVectors };
 
@@ -57,9 +47,9 @@ const runVectors = `async (moduleUrl, v) => {
 }`;
 
 async function openBlank(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
+  const page = await env.browser.newPage();
   const errors = collectErrors(page);
-  await page.goto(`${server.origin}/style.css`); // any same-origin document will do
+  await page.goto(`${env.server.origin}/style.css`); // any same-origin document will do
   return { page, errors };
 }
 
@@ -67,7 +57,7 @@ test("a page imports the package and passes every vector", async () => {
   const { page, errors } = await openBlank();
   const result = await page.evaluate(
     ([src, url, v]) => (0, eval)(src)(url, v),
-    [runVectors, `${server.origin}/attrmap/dist/index.js`, vectors] as const,
+    [runVectors, `${env.server.origin}/attrmap/dist/index.js`, vectors] as const,
   );
   assert.deepEqual(result.fails, []);
   assert.ok(result.checked > 140, `checked ${result.checked}`);
@@ -86,7 +76,7 @@ test("a module worker imports the package and passes every vector", async () => 
         worker.onerror = (e) => reject(new Error(e.message));
         worker.postMessage({ url, v });
       }),
-    [runVectors, `${server.origin}/attrmap/dist/index.js`, vectors] as const,
+    [runVectors, `${env.server.origin}/attrmap/dist/index.js`, vectors] as const,
   );
   assert.deepEqual(result.fails, []);
   assert.ok(result.checked > 140);
