@@ -2,14 +2,15 @@
 //! core errors into JS `Error`s carrying a stable `code` (the TypeScript layer rethrows
 //! them as the package's `AttrmapError`).
 
-use js_sys::{BigInt, Reflect};
+use js_sys::{BigInt, Object, Reflect};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use crate::chunk::{self, ChunkSize, LogState};
 use crate::error::{out_of_range, Error, ErrorCode};
 use crate::partition::{self, PartitionCount};
-use crate::subscriber::{NewSubscriber, Subscriber};
+use crate::profile::CustomerProfile;
+use crate::subscriber::NewSubscriber;
 use crate::token::{self, PageToken, MAX_TOKEN_VALUE};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -21,6 +22,23 @@ export interface EmailPartition {
   hash: number;
   partitionIndex: number;
   partitionName: string;
+}
+/** Where one canonical key lives. */
+export interface KeyPartition {
+  hash: number;
+  partitionIndex: number;
+  partitionName: string;
+}
+/** A customer profile as stored: emailAddress is canonical. */
+export interface CustomerProfile {
+  emailAddress: string;
+  fullName: string;
+  companyName: string;
+  customerTier: string;
+}
+/** A profile ready to store, and where. */
+export interface PlacedCustomerProfile extends EmailPartition {
+  profile: CustomerProfile;
 }
 /** The chunked log's state record. */
 export interface LogState {
@@ -36,23 +54,29 @@ export interface Subscriber {
   subscriberId: string;
   deliveryAddress: string;
 }
-/** Every write of one register step; store them in one transaction. */
-export interface SubscriberAppend {
-  subscriber: Subscriber;
-  current: Subscriber[];
-  archived: { token: string; subscribers: Subscriber[] } | null;
+/** A record of a generic chunked log. */
+export interface LogRecord<V = unknown> {
+  sequence: number;
+  value: V;
+}
+/** Every write of one append call; store them in one transaction. */
+export interface LogAppend<R> {
+  /** The new records, oldest first. */
+  records: R[];
+  current: R[];
+  /** Chunks that filled up, oldest first, each to be stored under its token. */
+  archived: { token: string; records: R[] }[];
   state: LogState;
 }
-export interface SubscriberPage {
+export interface LogPage<R> {
+  /** "current" or the 20-digit token of the page. */
   pageToken: string;
   /** Newest first. */
-  subscribers: Subscriber[];
+  records: R[];
   /** Token of the next older page, or "" when this is the oldest. */
   nextPageToken: string;
 }
 "#;
-
-const SUBSCRIBER_NOUN: &str = "subscriber";
 
 fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(&e.message);
@@ -124,6 +148,49 @@ pub fn email_partition(email: &str, #[wasm_bindgen(js_name = partitionCount)] pa
     })
 }
 
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KeyPartitionOut {
+    hash: u32,
+    partition_index: u32,
+    partition_name: String,
+}
+
+/// The partition of a key that the caller has already canonicalized.
+#[wasm_bindgen(js_name = keyPartition, unchecked_return_type = "KeyPartition")]
+pub fn key_partition(#[wasm_bindgen(js_name = canonicalKey)] canonical_key: &str, #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>) -> JsResult<JsValue> {
+    let p = partition::key_partition(canonical_key, partition_count(partition_count_arg).map_err(js_error)?);
+    to_js(&KeyPartitionOut { hash: p.hash, partition_index: p.index, partition_name: p.partition_name })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlacedProfileOut {
+    profile: CustomerProfile,
+    canonical_email: String,
+    hash: u32,
+    partition_index: u32,
+    partition_name: String,
+}
+
+/// Checks a customer profile, canonicalizes its email and names its partition.
+#[wasm_bindgen(js_name = placeCustomerProfile, unchecked_return_type = "PlacedCustomerProfile")]
+pub fn place_customer_profile(
+    #[wasm_bindgen(unchecked_param_type = "Partial<CustomerProfile>")] input: JsValue,
+    #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
+) -> JsResult<JsValue> {
+    let count = partition_count(partition_count_arg).map_err(js_error)?;
+    let input: CustomerProfile = from_js(input, ErrorCode::InvalidArgument, "customer profile")?;
+    let (profile, p) = input.place(count).map_err(js_error)?;
+    to_js(&PlacedProfileOut {
+        profile,
+        canonical_email: p.canonical_email,
+        hash: p.hash,
+        partition_index: p.index,
+        partition_name: p.partition_name,
+    })
+}
+
 #[wasm_bindgen(js_name = partitionName)]
 pub fn partition_name(index: f64, #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>) -> JsResult<String> {
     let count = partition_count(partition_count_arg).map_err(js_error)?;
@@ -163,69 +230,114 @@ pub fn archive_chunk_token(#[wasm_bindgen(js_name = firstSequence, unchecked_par
     token::archive_chunk_token(value).map_err(js_error)
 }
 
+/// A JS value carried through the core untouched (records of a generic log).
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+struct Js(#[serde(with = "serde_wasm_bindgen::preserve")] JsValue);
+
 fn log_state(state: JsValue) -> JsResult<LogState> {
     Ok(from_js::<Option<LogState>>(state, ErrorCode::CorruptData, "stored log state")?.unwrap_or_default())
 }
 
-fn stored_chunk(chunk: JsValue) -> JsResult<Option<Vec<Subscriber>>> {
-    from_js(chunk, ErrorCode::CorruptData, "stored subscriber chunk")
+fn stored_chunk<R: for<'de> Deserialize<'de>>(chunk: JsValue) -> JsResult<Option<Vec<R>>> {
+    from_js(chunk, ErrorCode::CorruptData, "stored chunk")
 }
 
 #[derive(Serialize)]
-struct ArchivedOut {
+struct ArchivedOut<R> {
     token: String,
-    subscribers: Vec<Subscriber>,
+    records: Vec<R>,
 }
 
 #[derive(Serialize)]
-struct AppendOut {
-    subscriber: Subscriber,
-    current: Vec<Subscriber>,
-    archived: Option<ArchivedOut>,
+struct AppendOut<R> {
+    records: Vec<R>,
+    current: Vec<R>,
+    archived: Vec<ArchivedOut<R>>,
     state: LogState,
 }
 
-/// One register step: validates the input and returns every write to make.
-#[wasm_bindgen(js_name = appendSubscriber, unchecked_return_type = "SubscriberAppend")]
-pub fn append_subscriber(
-    #[wasm_bindgen(unchecked_param_type = "LogState | undefined")] state: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Subscriber[] | undefined")] current: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "NewSubscriber")] input: JsValue,
-    #[wasm_bindgen(js_name = chunkSize)] chunk_size_arg: Option<f64>,
+/// Runs the core's append over JS arguments; the same path serves every record type.
+fn append_js<T, R: Serialize + Clone + for<'de> Deserialize<'de>>(
+    state: JsValue,
+    current: JsValue,
+    items: Vec<T>,
+    chunk_size_arg: Option<f64>,
+    make: impl FnMut(u64, T) -> R,
 ) -> JsResult<JsValue> {
-    let input: NewSubscriber = from_js(input, ErrorCode::InvalidArgument, "subscriber")?;
-    input.validate().map_err(js_error)?;
     let size = chunk_size(chunk_size_arg).map_err(js_error)?;
     let state = log_state(state)?;
-    let current = stored_chunk(current)?.unwrap_or_default();
-    let a = chunk::append(size, &state, current, |seq| input.with_sequence(seq)).map_err(js_error)?;
-    let subscriber = a.current.last().cloned().expect("append always leaves the new record last");
+    let current: Vec<R> = stored_chunk(current)?.unwrap_or_default();
+    let a = chunk::append(size, &state, current, items, make).map_err(js_error)?;
+    // The new records are the last `count` of the archived chunks and current, in order.
+    let all = a.archived.iter().flat_map(|c| c.records.iter()).chain(a.current.iter());
+    let total = a.archived.iter().map(|c| c.records.len()).sum::<usize>() + a.current.len();
+    let records = all.skip(total - a.count as usize).cloned().collect();
     to_js(&AppendOut {
-        subscriber,
+        records,
         current: a.current,
-        archived: a.archived.map(|c| ArchivedOut { token: c.token, subscribers: c.records }),
+        archived: a.archived.into_iter().map(|c| ArchivedOut { token: c.token, records: c.records }).collect(),
         state: a.state,
+    })
+}
+
+/// Register steps of the subscriber archive: validates every input, then returns every
+/// write to make. Nothing is returned if any input is invalid.
+#[wasm_bindgen(js_name = appendSubscribers, unchecked_return_type = "LogAppend<Subscriber>")]
+pub fn append_subscribers(
+    #[wasm_bindgen(unchecked_param_type = "LogState | undefined")] state: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Subscriber[] | undefined")] current: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "NewSubscriber[]")] inputs: JsValue,
+    #[wasm_bindgen(js_name = chunkSize)] chunk_size_arg: Option<f64>,
+) -> JsResult<JsValue> {
+    let inputs: Vec<NewSubscriber> = from_js(inputs, ErrorCode::InvalidArgument, "subscriber")?;
+    for input in &inputs {
+        input.validate().map_err(js_error)?;
+    }
+    append_js(state, current, inputs, chunk_size_arg, |seq, input| input.with_sequence(seq))
+}
+
+/// Appends to a generic chunked log: each value is stored as `{sequence, value}`.
+#[wasm_bindgen(js_name = appendLogRecords, unchecked_return_type = "LogAppend<LogRecord>")]
+pub fn append_log_records(
+    #[wasm_bindgen(unchecked_param_type = "LogState | undefined")] state: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "LogRecord[] | undefined")] current: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "unknown[]")] values: Vec<JsValue>,
+    #[wasm_bindgen(js_name = chunkSize)] chunk_size_arg: Option<f64>,
+) -> JsResult<JsValue> {
+    append_js(state, current, values, chunk_size_arg, |seq, value| {
+        let record = Object::new();
+        // Setting data properties on a fresh plain object cannot fail.
+        let _ = Reflect::set(&record, &JsValue::from_str("sequence"), &JsValue::from_f64(seq as f64));
+        let _ = Reflect::set(&record, &JsValue::from_str("value"), &value);
+        Js(record.into())
     })
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct PageOut {
+struct PageOut<R> {
     page_token: String,
-    subscribers: Vec<Subscriber>,
+    records: Vec<R>,
     next_page_token: String,
 }
 
-/// Assembles a page from the one chunk read for `token` (`undefined` when not stored).
-#[wasm_bindgen(js_name = subscriberPage, unchecked_return_type = "SubscriberPage")]
-pub fn subscriber_page(
+fn sequence_of(record: &Js) -> Option<u64> {
+    let n = Reflect::get(&record.0, &JsValue::from_str("sequence")).ok()?.as_f64()?;
+    (n.fract() == 0.0 && (1.0..=chunk::MAX_SEQUENCE as f64).contains(&n)).then_some(n as u64)
+}
+
+/// Assembles the page for `token` from the one chunk read for it (`undefined` when not
+/// stored), records newest first. `noun` names the records in the not-found message.
+#[wasm_bindgen(js_name = logPage, unchecked_return_type = "LogPage<unknown>")]
+pub fn log_page(
     token: &str,
-    #[wasm_bindgen(unchecked_param_type = "Subscriber[] | undefined")] chunk: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "LogState | undefined")] state: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "{ sequence: number }[] | undefined")] chunk: JsValue,
     #[wasm_bindgen(js_name = chunkSize)] chunk_size_arg: Option<f64>,
+    noun: &str,
 ) -> JsResult<JsValue> {
     let size = chunk_size(chunk_size_arg).map_err(js_error)?;
     let token = token::validate_page_token(token, size).map_err(js_error)?;
-    let p = chunk::page(size, token, stored_chunk(chunk)?, &log_state(state)?, SUBSCRIBER_NOUN).map_err(js_error)?;
-    to_js(&PageOut { page_token: p.page_token, subscribers: p.records, next_page_token: p.next_page_token })
+    let p = chunk::page(size, token, stored_chunk::<Js>(chunk)?, sequence_of, noun).map_err(js_error)?;
+    to_js(&PageOut { page_token: p.page_token, records: p.records, next_page_token: p.next_page_token })
 }

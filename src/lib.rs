@@ -8,6 +8,7 @@ pub mod email;
 pub mod error;
 pub mod fnv;
 pub mod partition;
+pub mod profile;
 pub mod subscriber;
 pub mod token;
 
@@ -17,6 +18,7 @@ pub use chunk::{append, page, Append, ArchivedChunk, ChunkSize, LogState, Page, 
 pub use email::canonical_email_address;
 pub use error::{Error, ErrorCode, Result};
 pub use fnv::fnv1a32;
-pub use partition::{email_partition, EmailPartition, PartitionCount, DEFAULT_PARTITION_COUNT};
+pub use partition::{email_partition, key_partition, EmailPartition, KeyPartition, PartitionCount, DEFAULT_PARTITION_COUNT};
+pub use profile::CustomerProfile;
 pub use subscriber::{NewSubscriber, Subscriber};
 pub use token::{archive_chunk_token, validate_page_token, PageToken, CURRENT, MAX_TOKEN_VALUE};

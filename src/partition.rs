@@ -46,7 +46,22 @@ fn decimal_width(n: u32) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
-/// Where one email lives: its canonical form, hash, partition index and instance name.
+/// Where one canonical key lives: its hash, partition index and instance name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPartition {
+    pub hash: u32,
+    pub index: u32,
+    pub partition_name: String,
+}
+
+/// The partition of a key that is already canonical: FNV-1a of its UTF-8 bytes, mod N.
+pub fn key_partition(canonical_key: &str, count: PartitionCount) -> KeyPartition {
+    let hash = fnv1a32(canonical_key.as_bytes());
+    let index = count.index_of(hash);
+    KeyPartition { hash, index, partition_name: count.name_of(index) }
+}
+
+/// Where one email lives: its canonical form and its partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmailPartition {
     pub canonical_email: String,
@@ -57,9 +72,8 @@ pub struct EmailPartition {
 
 pub fn email_partition(email: &str, count: PartitionCount) -> Result<EmailPartition> {
     let canonical_email = canonical_email_address(email)?;
-    let hash = fnv1a32(canonical_email.as_bytes());
-    let index = count.index_of(hash);
-    Ok(EmailPartition { partition_name: count.name_of(index), canonical_email, hash, index })
+    let KeyPartition { hash, index, partition_name } = key_partition(&canonical_email, count);
+    Ok(EmailPartition { canonical_email, hash, index, partition_name })
 }
 
 #[cfg(test)]

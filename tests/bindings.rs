@@ -69,41 +69,97 @@ fn archive_tokens_from_numbers_and_bigints() {
     assert_eq!(failure(bindings::archive_chunk_token(JsValue::from_str("101"))).0, "invalid_argument");
 }
 
+fn array(items: Vec<JsValue>) -> JsValue {
+    items.into_iter().collect::<Array>().into()
+}
+
+fn sub(i: u32) -> JsValue {
+    obj(&[("subscriberId", format!("s{i}").into()), ("deliveryAddress", "a@b".into())])
+}
+
 #[wasm_bindgen_test]
 fn append_and_page_through_js_values() {
     let (mut state, mut current) = (JsValue::UNDEFINED, JsValue::UNDEFINED);
     let mut archived = vec![];
     for i in 1..=5 {
-        let input = obj(&[("subscriberId", format!("s{i}").into()), ("deliveryAddress", "a@b".into())]);
-        let step = bindings::append_subscriber(state, current, input, Some(2.0)).unwrap();
-        assert_eq!(get(&get(&step, "subscriber"), "sequence").as_f64().unwrap(), f64::from(i));
-        let a = get(&step, "archived");
-        if !a.is_null() {
-            archived.push(get(&a, "token").as_string().unwrap());
-        }
+        let step = bindings::append_subscribers(state, current, array(vec![sub(i)]), Some(2.0)).unwrap();
+        let records: Array = get(&step, "records").dyn_into().unwrap();
+        assert_eq!(get(&records.get(0), "sequence").as_f64().unwrap(), f64::from(i));
+        let a: Array = get(&step, "archived").dyn_into().unwrap();
+        archived.extend(a.iter().map(|c| get(&c, "token").as_string().unwrap()));
         state = get(&step, "state");
         current = get(&step, "current");
     }
     assert_eq!(archived, ["00000000000000000001", "00000000000000000003"]);
-    let page = bindings::subscriber_page("", current, state.clone(), Some(2.0)).unwrap();
+    assert_eq!(get(&state, "latestArchivedChunkToken").as_string().unwrap(), "00000000000000000003");
+    let page = bindings::log_page("", current, Some(2.0), "subscriber").unwrap();
     assert_eq!(get(&page, "pageToken").as_string().unwrap(), "current");
     assert_eq!(get(&page, "nextPageToken").as_string().unwrap(), "00000000000000000003");
-    let subs: Array = get(&page, "subscribers").dyn_into().unwrap();
+    let subs: Array = get(&page, "records").dyn_into().unwrap();
     assert_eq!(subs.length(), 1);
-    let missing = bindings::subscriber_page("00000000000000000003", JsValue::UNDEFINED, state, Some(2.0));
+    let missing = bindings::log_page("00000000000000000003", JsValue::UNDEFINED, Some(2.0), "subscriber");
     assert_eq!(failure(missing), ("not_found".into(), "subscriber page \"00000000000000000003\" not found".into()));
 }
 
 #[wasm_bindgen_test]
+fn a_batch_returns_its_records_in_order_across_rollovers() {
+    let step = bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, array((1..=7).map(sub).collect()), Some(3.0)).unwrap();
+    let records: Array = get(&step, "records").dyn_into().unwrap();
+    let seqs: Vec<f64> = records.iter().map(|r| get(&r, "sequence").as_f64().unwrap()).collect();
+    assert_eq!(seqs, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+    let archived: Array = get(&step, "archived").dyn_into().unwrap();
+    assert_eq!(archived.length(), 2);
+    // One bad input refuses the whole batch.
+    let bad = array(vec![sub(1), obj(&[("subscriberId", "x".into())])]);
+    assert_eq!(failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, bad, None)).1, "deliveryAddress is required");
+}
+
+#[wasm_bindgen_test]
+fn generic_log_records_carry_any_value_untouched() {
+    let value = obj(&[("kept", true.into())]);
+    let values = vec![JsValue::from_str("text"), value.clone(), JsValue::NULL];
+    let step = bindings::append_log_records(JsValue::UNDEFINED, JsValue::UNDEFINED, values, Some(2.0)).unwrap();
+    let archived: Array = get(&step, "archived").dyn_into().unwrap();
+    let first_chunk: Array = get(&archived.get(0), "records").dyn_into().unwrap();
+    assert_eq!(get(&first_chunk.get(0), "value").as_string().unwrap(), "text");
+    // The very same object, not a copy.
+    assert!(Object::is(&get(&first_chunk.get(1), "value"), &value));
+    let current = get(&step, "current");
+    let page = bindings::log_page("current", current, Some(2.0), "events").unwrap();
+    assert_eq!(get(&page, "nextPageToken").as_string().unwrap(), "00000000000000000001");
+    let records: Array = get(&page, "records").dyn_into().unwrap();
+    assert!(get(&records.get(0), "value").is_null());
+}
+
+#[wasm_bindgen_test]
+fn profiles_are_placed_with_a_canonical_email() {
+    let input = obj(&[("emailAddress", " Alice@Example.COM ".into()), ("fullName", "<b>Alice</b>".into()), ("extra", 1.into())]);
+    let placed = bindings::place_customer_profile(input, None).unwrap();
+    let profile = get(&placed, "profile");
+    assert_eq!(get(&profile, "emailAddress").as_string().unwrap(), "alice@example.com");
+    assert_eq!(get(&profile, "fullName").as_string().unwrap(), "<b>Alice</b>");
+    assert_eq!(get(&profile, "companyName").as_string().unwrap(), "");
+    assert!(get(&profile, "extra").is_undefined());
+    assert_eq!(get(&placed, "partitionName").as_string().unwrap(), "partition-278");
+    let no_email = obj(&[("fullName", "x".into())]);
+    assert_eq!(failure(bindings::place_customer_profile(no_email, None)), ("invalid_email".into(), "emailAddress is required".into()));
+    let wrong_type = obj(&[("emailAddress", "a@b".into()), ("fullName", 5.into())]);
+    assert_eq!(failure(bindings::place_customer_profile(wrong_type, None)).0, "invalid_argument");
+    let key = bindings::key_partition("alice@example.com", None).unwrap();
+    assert_eq!(get(&key, "partitionName").as_string().unwrap(), "partition-278");
+}
+
+#[wasm_bindgen_test]
 fn bad_input_and_bad_stored_data_are_told_apart() {
-    let missing_id = obj(&[("deliveryAddress", "x".into())]);
+    let missing_id = array(vec![obj(&[("deliveryAddress", "x".into())])]);
     assert_eq!(
-        failure(bindings::append_subscriber(JsValue::UNDEFINED, JsValue::UNDEFINED, missing_id, None)),
+        failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, missing_id, None)),
         ("invalid_argument".into(), "subscriberId is required".into())
     );
-    let wrong_type = obj(&[("subscriberId", 5.into()), ("deliveryAddress", "x".into())]);
-    assert_eq!(failure(bindings::append_subscriber(JsValue::UNDEFINED, JsValue::UNDEFINED, wrong_type, None)).0, "invalid_argument");
-    let good = obj(&[("subscriberId", "s".into()), ("deliveryAddress", "x".into())]);
+    let wrong_type = array(vec![obj(&[("subscriberId", 5.into()), ("deliveryAddress", "x".into())])]);
+    assert_eq!(failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, wrong_type, None)).0, "invalid_argument");
     let corrupt_state = obj(&[("nextSequence", "one".into())]);
-    assert_eq!(failure(bindings::append_subscriber(corrupt_state, JsValue::UNDEFINED, good, None)).0, "corrupt_data");
+    assert_eq!(failure(bindings::append_subscribers(corrupt_state, JsValue::UNDEFINED, array(vec![sub(1)]), None)).0, "corrupt_data");
+    let corrupt_chunk = JsValue::from_str("not an array");
+    assert_eq!(failure(bindings::log_page("current", corrupt_chunk, None, "log")).0, "corrupt_data");
 }

@@ -1,7 +1,18 @@
 // Typed access to the pure rules of the Rust core: partitions, tokens, log steps.
 import "./init.js";
 import * as wasm from "../wasm/attrmap.js";
-import type { EmailPartition, LogState, NewSubscriber, Subscriber, SubscriberAppend, SubscriberPage } from "../wasm/attrmap.js";
+import type {
+  CustomerProfile,
+  EmailPartition,
+  KeyPartition,
+  LogAppend,
+  LogPage,
+  LogRecord,
+  LogState,
+  NewSubscriber,
+  PlacedCustomerProfile,
+  Subscriber,
+} from "../wasm/attrmap.js";
 import { callCore } from "./errors.js";
 
 /** Trims ASCII whitespace (0x20, 0x09-0x0D) and lowercases A-Z; throws `invalid_email`. */
@@ -19,9 +30,19 @@ export function emailPartition(email: string, partitionCount?: number): EmailPar
   return callCore(() => wasm.emailPartition(email, partitionCount));
 }
 
+/** The partition of a key that is already canonical (FNV-1a of its UTF-8 bytes, mod N). */
+export function keyPartition(canonicalKey: string, partitionCount?: number): KeyPartition {
+  return callCore(() => wasm.keyPartition(canonicalKey, partitionCount));
+}
+
 /** The instance name of partition `index`: `partition-` + index padded to the largest index. */
 export function partitionName(index: number, partitionCount?: number): string {
   return callCore(() => wasm.partitionName(index, partitionCount));
+}
+
+/** Checks a customer profile, canonicalizes its email and names its partition. */
+export function placeCustomerProfile(profile: Partial<CustomerProfile>, partitionCount?: number): PlacedCustomerProfile {
+  return callCore(() => wasm.placeCustomerProfile(profile, partitionCount));
 }
 
 /** Returns `current` for `""` or `current`, the token itself for a chunk boundary; else throws `invalid_page_token`. */
@@ -34,22 +55,31 @@ export function archiveChunkToken(firstSequence: number | bigint): string {
   return callCore(() => wasm.archiveChunkToken(firstSequence));
 }
 
-/** One register step as a pure function: every write to make, to be stored together. */
-export function appendSubscriber(
+/** Register steps of the subscriber archive as a pure function: every write to make. */
+export function appendSubscribers(
   state: LogState | undefined,
   current: Subscriber[] | undefined,
-  input: NewSubscriber,
+  inputs: NewSubscriber[],
   chunkSize?: number,
-): SubscriberAppend {
-  return callCore(() => wasm.appendSubscriber(state, current, input, chunkSize));
+): LogAppend<Subscriber> {
+  return callCore(() => wasm.appendSubscribers(state, current, inputs, chunkSize));
 }
 
-/** Assembles the page for `token` from the one chunk read for it (`undefined`: not stored). */
-export function subscriberPage(
-  token: string,
-  chunk: Subscriber[] | undefined,
+/** Append steps of a generic chunked log (records `{sequence, value}`): every write to make. */
+export function appendLogRecords<V>(
   state: LogState | undefined,
+  current: LogRecord<V>[] | undefined,
+  values: V[],
   chunkSize?: number,
-): SubscriberPage {
-  return callCore(() => wasm.subscriberPage(token, chunk, state, chunkSize));
+): LogAppend<LogRecord<V>> {
+  return callCore(() => wasm.appendLogRecords(state, current, values, chunkSize) as LogAppend<LogRecord<V>>);
+}
+
+/**
+ * The page for `token` from the one chunk read for it (`undefined`: not stored), newest
+ * first, with the token of the next older page. `noun` names the records in the
+ * `not_found` message (`subscriber page "..." not found`).
+ */
+export function logPage<R extends { sequence: number }>(token: string, chunk: R[] | undefined, chunkSize: number | undefined, noun: string): LogPage<R> {
+  return callCore(() => wasm.logPage(token, chunk, chunkSize, noun) as LogPage<R>);
 }

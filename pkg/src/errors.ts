@@ -1,13 +1,28 @@
 /** Stable codes for every error the package throws; branch on these, not on messages. */
 export type ErrorCode =
+  // Bad input (HTTP 400)
   | "invalid_email"
   | "invalid_page_token"
   | "invalid_argument"
+  // Absent data (HTTP 404)
   | "not_found"
+  // Lock waits (HTTP 409 for lock_conflict)
+  | "lock_conflict"
+  | "lock_timeout"
+  | "aborted"
+  // Stored layout and data
+  | "layout_mismatch"
   | "sequence_exhausted"
-  | "corrupt_data";
+  | "corrupt_data"
+  // IndexedDB failures; the stored data is as before the call
+  | "quota_exceeded"
+  | "transaction_aborted"
+  | "transaction_inactive"
+  | "connection_closed"
+  | "version_conflict"
+  | "storage_error";
 
-/** The one error class the package throws. `message` is the exact text of SPEC.md. */
+/** The one error class the package throws. `message` is the exact text of SPEC.md where it gives one. */
 export class AttrmapError extends Error {
   readonly code: ErrorCode;
 
@@ -27,6 +42,25 @@ export function callCore<T>(call: () => T): T {
   try {
     return call();
   } catch (e) {
-    throw hasCode(e) ? new AttrmapError(e.code, e.message) : e;
+    throw hasCode(e) && !(e instanceof AttrmapError) ? new AttrmapError(e.code, e.message) : e;
   }
+}
+
+const DOM_ERROR_CODES: Record<string, ErrorCode> = {
+  QuotaExceededError: "quota_exceeded",
+  AbortError: "transaction_aborted",
+  TransactionInactiveError: "transaction_inactive",
+  InvalidStateError: "connection_closed",
+  VersionError: "version_conflict",
+  DataCloneError: "invalid_argument",
+  ConstraintError: "corrupt_data",
+};
+
+/** An IndexedDB failure (a DOMException) as an AttrmapError saying what was being done. */
+export function storageError(error: unknown, doing: string): AttrmapError {
+  if (error instanceof AttrmapError) return error;
+  const name = error instanceof Error || error instanceof DOMException ? error.name : "";
+  const detail = error instanceof Error || error instanceof DOMException ? error.message : String(error);
+  const code = DOM_ERROR_CODES[name] ?? "storage_error";
+  return new AttrmapError(code, `${doing} failed: ${name || "error"}${detail ? `: ${detail}` : ""}`, { cause: error });
 }

@@ -1,20 +1,38 @@
 export { AttrmapError } from "./errors.js";
 export type { ErrorCode } from "./errors.js";
 export {
-  appendSubscriber,
+  appendLogRecords,
+  appendSubscribers,
   archiveChunkToken,
   canonicalEmailAddress,
   emailPartition,
   fnv1a32,
+  keyPartition,
+  logPage,
   partitionName,
-  subscriberPage,
+  placeCustomerProfile,
   validatePageToken,
 } from "./core.js";
+export { Attrmap, openAttrmap } from "./attrmap.js";
+export type { OpenOptions } from "./attrmap.js";
+export { PartitionedMap, DEFAULT_PARTITION_COUNT } from "./partitioned-map.js";
+export type { PartitionedMapOptions, Placement, Partition } from "./partitioned-map.js";
+export { ChunkedLog, DEFAULT_CHUNK_SIZE } from "./chunked-log.js";
+export type { ChunkedLogOptions } from "./chunked-log.js";
+export { CustomerDirectory, CUSTOMER_PROFILES_MAP } from "./customer-directory.js";
+export { SubscriberArchive, SUBSCRIBER_CHUNKS_MAP } from "./subscriber-archive.js";
+export type { SubscriberPage } from "./subscriber-archive.js";
+export { InProcessLocks, lockName, retryOnConflict } from "./locks.js";
+export type { LockManagerLike, LockWait, RetryOptions, WriteOptions } from "./locks.js";
 export type {
+  CustomerProfile,
   EmailPartition,
+  KeyPartition,
+  LogAppend,
+  LogPage,
+  LogRecord,
   LogState,
   NewSubscriber,
+  PlacedCustomerProfile,
   Subscriber,
-  SubscriberAppend,
-  SubscriberPage,
 } from "../wasm/attrmap.js";

@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   AttrmapError,
-  appendSubscriber,
+  appendSubscribers,
   emailPartition,
+  logPage,
   partitionName,
-  subscriberPage,
   validatePageToken,
   type LogState,
   type Subscriber,
@@ -156,31 +156,38 @@ test("10,000 generated page tokens and chunk sizes: same verdict as a BigInt ref
 
 test("generated logs: sequences, rollovers and every page follow SPEC.md", () => {
   const r = rng(99);
-  for (let round = 0; round < 30; round++) {
+  for (let round = 0; round < 40; round++) {
     const chunk = 1 + Math.floor(r() * 12);
     const total = Math.floor(r() * 60);
     let state: LogState | undefined;
     let current: Subscriber[] | undefined;
     const archive = new Map<string, Subscriber[]>();
-    for (let n = 1; n <= total; n++) {
-      const step = appendSubscriber(state, current, { subscriberId: `s${n}`, deliveryAddress: `d${n}` }, chunk);
-      assert.equal(step.subscriber.sequence, n);
-      if (step.archived) {
-        assert.equal(step.archived.subscribers.length, chunk);
-        assert.ok(!archive.has(step.archived.token), "an archive token is written once");
-        archive.set(step.archived.token, step.archived.subscribers);
+    for (let n = 1; n <= total; ) {
+      // Batches of 1 to 15 records, so rollovers happen inside batches too.
+      const size = Math.min(total - n + 1, 1 + Math.floor(r() * 15));
+      const inputs = Array.from({ length: size }, (_, i) => ({ subscriberId: `s${n + i}`, deliveryAddress: `d${n + i}` }));
+      const step = appendSubscribers(state, current, inputs, chunk);
+      assert.deepEqual(step.records.map((s) => s.sequence), inputs.map((_, i) => n + i));
+      assert.deepEqual(step.records.map((s) => s.subscriberId), inputs.map((x) => x.subscriberId));
+      for (const a of step.archived) {
+        assert.equal(a.records.length, chunk);
+        assert.equal(a.token, String(a.records[0]!.sequence).padStart(20, "0"));
+        assert.ok(!archive.has(a.token), "an archive token is written once");
+        archive.set(a.token, a.records);
       }
       ({ state, current } = step);
+      n += size;
     }
     // Reference: records 1..total, archived in full chunks except a non-empty tail in current.
     const archivedCount = total === 0 ? 0 : Math.floor((total - 1) / chunk) * chunk;
     assert.equal(archive.size, archivedCount / chunk);
+    assert.equal(state?.nextSequence ?? 1, total + 1);
+    assert.equal(state?.latestArchivedChunkToken ?? "", archivedCount ? String(archivedCount - chunk + 1).padStart(20, "0") : "");
     const seen: number[] = [];
     let token = "";
     for (let pages = 0; pages <= total + 1; pages++) {
-      const chunkRead = token === "" ? current : archive.get(token);
-      const page = subscriberPage(token, chunkRead, state, chunk);
-      seen.push(...page.subscribers.map((s) => s.sequence));
+      const page = logPage(token, token === "" ? current : archive.get(token), chunk, "subscriber");
+      seen.push(...page.records.map((s) => s.sequence));
       if (page.nextPageToken === "") break;
       token = page.nextPageToken;
     }
