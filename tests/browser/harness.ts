@@ -1,12 +1,13 @@
 // Shared set-up for the headless-Chromium suites: a static server for www/ on 127.0.0.1
 // (a secure context, as service workers and Web Locks need) and Debian's Chromium.
-import { createReadStream, mkdirSync, statSync } from "node:fs";
+import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export const WWW = resolve(fileURLToPath(new URL("../../www", import.meta.url)));
 export const ARTIFACTS = resolve(fileURLToPath(new URL("../artifacts", import.meta.url)));
@@ -20,6 +21,18 @@ const TYPES: Record<string, string> = {
   ".map": "application/json",
 };
 
+/** A blank page of the origin with the package on `window.attrmap`, for storage tests. */
+export const TEST_PAGE = "/__attrmap_test__.html";
+// tsx compiles tests with esbuild's keepNames, which wraps named functions in __name(...);
+// functions passed to page.evaluate carry those calls into the page, so it defines __name.
+const TEST_PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>attrmap test</title>
+<script>window.__name = (f) => f;</script>
+<script type="module">
+import * as attrmap from "/attrmap/dist/index.js";
+window.attrmap = attrmap;
+document.documentElement.dataset.ready = "true";
+</script>`;
+
 export interface StaticServer {
   origin: string;
   close(): Promise<void>;
@@ -28,6 +41,10 @@ export interface StaticServer {
 export async function serveWww(): Promise<StaticServer> {
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    if (path === TEST_PAGE) {
+      res.writeHead(200, { "content-type": TYPES[".html"], "cache-control": "no-store" }).end(TEST_PAGE_HTML);
+      return;
+    }
     if (path === "/favicon.ico") {
       res.writeHead(204).end(); // Chromium asks for it on every non-HTML document
       return;
@@ -100,4 +117,26 @@ export function useChromium(): ChromiumEnv {
     await env.server?.close();
   });
   return env;
+}
+
+/** A Chromium with an on-disk profile in a fresh temporary folder (two pages = two tabs). */
+export async function persistentContext(profileDir = mkdtempSync(join(tmpdir(), "attrmap-profile-"))): Promise<{ context: BrowserContext; profileDir: string; dispose(): Promise<void> }> {
+  const context = await chromium.launchPersistentContext(profileDir, { executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
+  return {
+    context,
+    profileDir,
+    async dispose() {
+      await context.close();
+      rmSync(profileDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens the test page in a new tab, with the package loaded and no console errors expected. */
+export async function openTab(context: BrowserContext, origin: string): Promise<Page & { errors: string[] }> {
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  await page.goto(origin + TEST_PAGE);
+  await page.waitForSelector("html[data-ready=true]");
+  return Object.assign(page, { errors });
 }

@@ -1,0 +1,376 @@
+// The storage layer in real headless Chromium with on-disk profiles: IndexedDB, Web Locks,
+// several tabs of one browser. Each test uses its own database name.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { BrowserContext } from "playwright-core";
+import "./page-types.js";
+import { openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+
+let server: StaticServer;
+let browser: Awaited<ReturnType<typeof persistentContext>>;
+let context: BrowserContext;
+let dbCounter = 0;
+const freshDb = () => `db-${process.pid}-${++dbCounter}`;
+
+before(async () => {
+  server = await serveWww();
+  browser = await persistentContext();
+  context = browser.context;
+});
+after(async () => {
+  await browser?.dispose();
+  await server?.close();
+});
+
+const tab = () => openTab(context, server.origin);
+
+test("profiles and any ASCII key round-trip; absent keys and partitions read as undefined", async () => {
+  const page = await tab();
+  const result = await page.evaluate(async (db) => {
+    const { openAttrmap } = window.attrmap;
+    const store = openAttrmap({ name: db });
+    const dir = await store.customerDirectory();
+    const saved = await dir.upsertProfile({ emailAddress: " Alice@Example.COM ", fullName: "Alice", companyName: "Example", customerTier: "gold" });
+    const exact = await store.partitionedMap<string>("exact", { canonicalizeKey: (k) => k, partitionCount: 3 });
+    const keys = ["__proto__", "constructor", "toString", "hasOwnProperty", "", " ", "\u0000", "a\tb", "<img src=x onerror=alert(1)>"];
+    for (const k of keys) await exact.upsert(k, `value of ${JSON.stringify(k)}`);
+    return {
+      saved,
+      read: await dir.getProfile("ALICE@example.com\t"),
+      missingEmail: await dir.getProfile("nobody@example.com"),
+      roundTrip: await Promise.all(keys.map((k) => exact.get(k))),
+      keys,
+      neverWritten: await exact.get("never"),
+    };
+  }, freshDb());
+  assert.deepEqual(result.saved, { emailAddress: "alice@example.com", fullName: "Alice", companyName: "Example", customerTier: "gold" });
+  assert.deepEqual(result.read, result.saved);
+  assert.equal(result.missingEmail, undefined);
+  assert.deepEqual(result.roundTrip, result.keys.map((k) => `value of ${JSON.stringify(k)}`));
+  assert.equal(result.neverWritten, undefined);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("bad input is refused with a code before anything is written", async () => {
+  const page = await tab();
+  const result = await page.evaluate(async (db) => {
+    const { openAttrmap, AttrmapError } = window.attrmap;
+    const store = openAttrmap({ name: db });
+    const dir = await store.customerDirectory();
+    const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `other: ${e}`));
+    const archive = await store.subscriberArchive();
+    return {
+      noEmail: await codeOf(dir.upsertProfile({ fullName: "x" })),
+      nonAscii: await codeOf(dir.upsertProfile({ emailAddress: "josé@example.com" })),
+      lookup: await codeOf(dir.getProfile("   ")),
+      noId: await codeOf(archive.registerSubscriber({ subscriberId: "", deliveryAddress: "x" })),
+      noAddress: await codeOf(archive.registerSubscriber({ subscriberId: "s", deliveryAddress: "" })),
+      badToken: await codeOf(archive.getSubscriberPage("00000000000000000100")),
+      missingPage: await codeOf(archive.getSubscriberPage("00000000000000000101")),
+      state: await archive.log.state(),
+    };
+  }, freshDb());
+  assert.equal(result.noEmail, "invalid_email: emailAddress is required");
+  assert.equal(result.nonAscii, "invalid_email: emailAddress must contain only ASCII characters");
+  assert.equal(result.lookup, "invalid_email: emailAddress is required");
+  assert.equal(result.noId, "invalid_argument: subscriberId is required");
+  assert.equal(result.noAddress, "invalid_argument: deliveryAddress is required");
+  assert.equal(result.badToken, 'invalid_page_token: invalid page token "00000000000000000100"');
+  assert.equal(result.missingPage, 'not_found: subscriber page "00000000000000000101" not found');
+  assert.deepEqual(result.state, { nextSequence: 1, latestArchivedChunkToken: "" });
+  await page.close();
+});
+
+test("the layout is stored: another partition count, chunk size or kind is layout_mismatch", async () => {
+  const page = await tab();
+  const result = await page.evaluate(async (db) => {
+    const { openAttrmap, AttrmapError } = window.attrmap;
+    const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `other: ${e}`));
+    const first = openAttrmap({ name: db });
+    await (await first.customerDirectory({ partitionCount: 1000 })).upsertProfile({ emailAddress: "a@b" });
+    await first.chunkedLog("events", { chunkSize: 10 });
+    first.close();
+    const again = openAttrmap({ name: db }); // a new connection, as after a reload
+    return {
+      samePartitions: await codeOf(again.customerDirectory({ partitionCount: 1000 })),
+      otherPartitions: await codeOf(again.customerDirectory({ partitionCount: 16 })),
+      otherChunk: await codeOf(again.chunkedLog("events", { chunkSize: 100 })),
+      otherKind: await codeOf(again.partitionedMap("events")),
+      stillThere: await (await again.customerDirectory()).getProfile("a@b"),
+    };
+  }, freshDb());
+  assert.equal(result.samePartitions, "ok");
+  assert.match(result.otherPartitions, /^layout_mismatch: .*1000 partitions.*16 partitions/);
+  assert.match(result.otherChunk, /^layout_mismatch: .*chunks of 10.*chunks of 100/);
+  assert.match(result.otherKind, /^layout_mismatch: map "events" is stored as a chunked log/);
+  assert.equal(result.stillThere?.emailAddress, "a@b");
+  await page.close();
+});
+
+test("SPEC worked example: 250 registrations page back newest first; archives never change", async () => {
+  const page = await tab();
+  const result = await page.evaluate(async (db) => {
+    const { openAttrmap } = window.attrmap;
+    const archive = await openAttrmap({ name: db }).subscriberArchive();
+    const seqs: number[] = [];
+    for (let i = 1; i <= 100; i++) seqs.push((await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: `d${i}@x` })).sequence);
+    const at100 = await archive.getSubscriberPage("");
+    const stateAt100 = await archive.log.state();
+    for (let i = 101; i <= 250; i++) seqs.push((await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: `d${i}@x` })).sequence);
+    const pages = [];
+    let token = "";
+    do {
+      const p = await archive.getSubscriberPage(token);
+      pages.push({ pageToken: p.pageToken, first: p.subscribers[0]?.sequence, last: p.subscribers.at(-1)?.sequence, count: p.subscribers.length, next: p.nextPageToken, ids: p.subscribers.map((s) => s.subscriberId) });
+      token = p.nextPageToken;
+    } while (token !== "");
+    const again = await archive.getSubscriberPage("00000000000000000101");
+    return { seqs, at100: { count: at100.subscribers.length, next: at100.nextPageToken }, stateAt100, pages, again: again.subscribers, state: await archive.log.state() };
+  }, freshDb());
+  assert.deepEqual(result.seqs, Array.from({ length: 250 }, (_, i) => i + 1));
+  assert.deepEqual(result.at100, { count: 100, next: "" });
+  assert.deepEqual(result.stateAt100, { nextSequence: 101, latestArchivedChunkToken: "" });
+  assert.deepEqual(result.pages.map(({ ids: _, ...p }) => p), [
+    { pageToken: "current", first: 250, last: 201, count: 50, next: "00000000000000000101" },
+    { pageToken: "00000000000000000101", first: 200, last: 101, count: 100, next: "00000000000000000001" },
+    { pageToken: "00000000000000000001", first: 100, last: 1, count: 100, next: "" },
+  ]);
+  assert.deepEqual(result.pages[1]!.ids, result.again.map((s) => s.subscriberId));
+  assert.deepEqual(result.state, { nextSequence: 251, latestArchivedChunkToken: "00000000000000000101" });
+  await page.close();
+});
+
+test("no lost update: 4 tabs upsert 100 profiles each into the same few partitions at once", async () => {
+  const db = freshDb();
+  const tabs = await Promise.all([tab(), tab(), tab(), tab()]);
+  // Emails chosen so that all 400 fall into 3 partitions: many writers per partition.
+  const emails = await tabs[0]!.evaluate(() => {
+    const { emailPartition } = window.attrmap;
+    const wanted = new Set(["partition-001", "partition-002", "partition-003"]);
+    const out: string[] = [];
+    for (let i = 0; out.length < 400; i++) if (wanted.has(emailPartition(`user${i}@example.com`).partitionName)) out.push(`user${i}@example.com`);
+    return out;
+  });
+  await Promise.all(
+    tabs.map((page, t) =>
+      page.evaluate(
+        async ({ db, mine, t }) => {
+          const dir = await window.attrmap.openAttrmap({ name: db }).customerDirectory();
+          await Promise.all(mine.map((email) => dir.upsertProfile({ emailAddress: email, fullName: `tab ${t}` })));
+        },
+        { db, mine: emails.slice(t * 100, t * 100 + 100), t },
+      ),
+    ),
+  );
+  const found = await tabs[0]!.evaluate(async ({ db, emails }) => {
+    const dir = await window.attrmap.openAttrmap({ name: db }).customerDirectory();
+    const all = await Promise.all(emails.map((e) => dir.getProfile(e)));
+    return all.map((p) => p?.fullName ?? null);
+  }, { db, emails });
+  assert.deepEqual(found, emails.map((_, i) => `tab ${Math.floor(i / 100)}`));
+  for (const page of tabs) {
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
+
+test("4 tabs append 50 subscribers each at once: sequences 1..200, each once, pages per SPEC", async () => {
+  const db = freshDb();
+  const tabs = await Promise.all([tab(), tab(), tab(), tab()]);
+  const got = await Promise.all(
+    tabs.map((page, t) =>
+      page.evaluate(
+        async ({ db, t }) => {
+          const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive();
+          const seqs = await Promise.all(Array.from({ length: 50 }, (_, i) => archive.registerSubscriber({ subscriberId: `t${t}-${i}`, deliveryAddress: `${t}.${i}@x` })));
+          return seqs.map((s) => s.sequence);
+        },
+        { db, t },
+      ),
+    ),
+  );
+  const all = got.flat().sort((a, b) => a - b);
+  assert.deepEqual(all, Array.from({ length: 200 }, (_, i) => i + 1));
+  const walk = await tabs[0]!.evaluate(async (db) => {
+    const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive();
+    const pages = [];
+    let token = "";
+    do {
+      const p = await archive.getSubscriberPage(token);
+      pages.push({ token: p.pageToken, seqs: p.subscribers.map((s) => s.sequence), ids: p.subscribers.map((s) => s.subscriberId), next: p.nextPageToken });
+      token = p.nextPageToken;
+    } while (token !== "");
+    return { pages, state: await archive.log.state() };
+  }, db);
+  assert.deepEqual(walk.pages.map((p) => [p.token, p.seqs[0], p.seqs.at(-1), p.next]), [
+    ["current", 200, 201 - 100, "00000000000000000001"],
+    ["00000000000000000001", 100, 1, ""],
+  ]);
+  const ids = walk.pages.flatMap((p) => p.ids);
+  assert.equal(new Set(ids).size, 200, "every registration stored once");
+  assert.deepEqual(walk.state, { nextSequence: 201, latestArchivedChunkToken: "00000000000000000001" });
+  for (const page of tabs) await page.close();
+});
+
+test("ifAvailable under contention fails with lock_conflict; retryOnConflict turns those into successes", async () => {
+  const db = freshDb();
+  const tabs = await Promise.all([tab(), tab(), tab()]);
+  const run = (retry: boolean) =>
+    Promise.all(
+      tabs.map((page, t) =>
+        page.evaluate(
+          async ({ db, t, retry }) => {
+            const { openAttrmap, retryOnConflict, AttrmapError } = window.attrmap;
+            const dir = await openAttrmap({ name: db }).customerDirectory({ partitionCount: 1 });
+            const outcomes = await Promise.all(
+              Array.from({ length: 30 }, (_, i) => {
+                const write = () => dir.upsertProfile({ emailAddress: `t${t}-${i}-${retry}@x` }, { lock: "ifAvailable" });
+                return (retry ? retryOnConflict(write, { attempts: 200, baseDelayMs: 2, maxDelayMs: 20 }) : write()).then(
+                  () => "ok",
+                  (e) => (e instanceof AttrmapError ? e.code : String(e)),
+                );
+              }),
+            );
+            return outcomes;
+          },
+          { db, t, retry },
+        ),
+      ),
+    );
+  const plain = (await run(false)).flat();
+  assert.ok(plain.includes("lock_conflict"), `expected conflicts, got ${JSON.stringify(plain)}`);
+  assert.deepEqual(plain.filter((o) => o !== "ok" && o !== "lock_conflict"), []);
+  const retried = (await run(true)).flat();
+  assert.deepEqual(retried, retried.map(() => "ok"));
+  const stored = await tabs[0]!.evaluate(async ({ db, n }) => {
+    const dir = await window.attrmap.openAttrmap({ name: db }).customerDirectory({ partitionCount: 1 });
+    let count = 0;
+    for (let t = 0; t < 3; t++) for (let i = 0; i < n; i++) if (await dir.getProfile(`t${t}-${i}-true@x`)) count++;
+    return count;
+  }, { db, n: 30 });
+  assert.equal(stored, 90);
+  for (const page of tabs) await page.close();
+});
+
+test("waiting is bounded: timeoutMs gives lock_timeout, an AbortSignal gives aborted, and nothing is written", async () => {
+  const db = freshDb();
+  const [holder, writer] = await Promise.all([tab(), tab()]);
+  const { lock, partitionName } = await writer.evaluate(async (db) => {
+    const { openAttrmap, lockName, emailPartition } = window.attrmap;
+    await (await openAttrmap({ name: db }).customerDirectory()).upsertProfile({ emailAddress: "held@example.com", fullName: "before" });
+    const partitionName = emailPartition("held@example.com").partitionName;
+    return { lock: lockName(db, "CustomerProfilesByEmailPartition", partitionName), partitionName };
+  }, db);
+  assert.equal(partitionName.startsWith("partition-"), true);
+  // Another tab holds the partition's lock, as a slow writer would.
+  await holder.evaluate((lock) => {
+    void navigator.locks.request(lock, () => new Promise<void>((release) => ((window as unknown as { release: () => void }).release = release)));
+  }, lock);
+  const outcome = await writer.evaluate(async (db) => {
+    const { openAttrmap, AttrmapError } = window.attrmap;
+    const dir = await openAttrmap({ name: db }).customerDirectory();
+    const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : String(e)));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    return {
+      timeout: await codeOf(dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" }, { timeoutMs: 100 })),
+      aborted: await codeOf(dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" }, { signal: controller.signal })),
+      conflict: await codeOf(dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" }, { lock: "ifAvailable" })),
+      // Readers take no lock: a read goes through while the writer's lock is held.
+      read: (await dir.getProfile("held@example.com"))?.fullName,
+    };
+  }, db);
+  assert.deepEqual(outcome, { timeout: "lock_timeout", aborted: "aborted", conflict: "lock_conflict", read: "before" });
+  // Once released, a waiting writer gets the lock and writes.
+  const late = writer.evaluate(async (db) => {
+    const dir = await window.attrmap.openAttrmap({ name: db }).customerDirectory();
+    await dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" });
+    return (await dir.getProfile("held@example.com"))?.fullName;
+  }, db);
+  await holder.evaluate(() => (window as unknown as { release: () => void }).release());
+  assert.equal(await late, "after");
+  await holder.close();
+  await writer.close();
+});
+
+test("a write that fails leaves the stored data exactly as before", async () => {
+  const page = await tab();
+  const result = await page.evaluate(async (db) => {
+    const { openAttrmap, AttrmapError } = window.attrmap;
+    const store = openAttrmap({ name: db });
+    const map = await store.partitionedMap<unknown>("things", { canonicalizeKey: (k) => k, partitionCount: 1 });
+    await map.upsert("kept", { v: 1 });
+    const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : String(e)));
+    // A function cannot be stored: the whole batch fails, including the valid entry before it.
+    const uncloneable = await codeOf(map.upsertMany([["fine", 1], ["bad", () => 1]]));
+    const archive = await store.subscriberArchive({ chunkSize: 2 });
+    await archive.registerSubscribers([{ subscriberId: "a", deliveryAddress: "x" }, { subscriberId: "b", deliveryAddress: "x" }]);
+    const badBatch = await codeOf(archive.registerSubscribers([{ subscriberId: "c", deliveryAddress: "x" }, { subscriberId: "", deliveryAddress: "x" }]));
+    return {
+      uncloneable,
+      kept: await map.get("kept"),
+      fine: await map.get("fine"),
+      badBatch,
+      state: await archive.log.state(),
+      page: (await archive.getSubscriberPage("")).subscribers.map((s) => s.subscriberId),
+    };
+  }, freshDb());
+  assert.deepEqual(result, {
+    uncloneable: "invalid_argument",
+    kept: { v: 1 },
+    fine: undefined,
+    badBatch: "invalid_argument",
+    state: { nextSequence: 3, latestArchivedChunkToken: "" },
+    page: ["b", "a"],
+  });
+  await page.close();
+});
+
+test("bulk operations: upsertMany and appendMany write in one transaction; getMany reads each partition once", async () => {
+  const page = await tab();
+  await page.evaluate(() => {
+    // Count transactions and requests from here on.
+    const log = (window.__idb = { requests: [], transactions: [] } as NonNullable<Window["__idb"]>);
+    const tx = IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function (stores: string | string[], mode?: IDBTransactionMode, opts?: IDBTransactionOptions) {
+      log.transactions.push({ stores: [stores].flat(), mode: mode ?? "readonly" });
+      return tx.call(this, stores, mode, opts);
+    };
+  });
+  const result = await page.evaluate(async (db) => {
+    const { openAttrmap } = window.attrmap;
+    const store = openAttrmap({ name: db });
+    const dir = await store.customerDirectory({ partitionCount: 10 });
+    const log = await store.chunkedLog<number>("numbers", { chunkSize: 100 });
+    const before = window.__idb!.transactions.length;
+    const profiles = Array.from({ length: 1000 }, (_, i) => ({ emailAddress: `bulk${i}@example.com` }));
+    await dir.upsertProfiles(profiles);
+    const afterUpsert = window.__idb!.transactions.length;
+    const records = await log.appendMany(Array.from({ length: 1050 }, (_, i) => i));
+    const afterAppend = window.__idb!.transactions.length;
+    const got = await dir.map.getMany(profiles.map((p) => p.emailAddress).concat(["absent@example.com"]));
+    const afterGet = window.__idb!.transactions.length;
+    return {
+      upsertTx: afterUpsert - before,
+      appendTx: afterAppend - afterUpsert,
+      getTx: afterGet - afterAppend,
+      found: got.size,
+      firstSeq: records[0]!.sequence,
+      lastSeq: records.at(-1)!.sequence,
+      state: await log.state(),
+      oldest: (await log.page("00000000000000000001")).records.at(-1),
+    };
+  }, freshDb());
+  assert.deepEqual(result, {
+    upsertTx: 1,
+    appendTx: 1,
+    getTx: 1,
+    found: 1000,
+    firstSeq: 1,
+    lastSeq: 1050,
+    state: { nextSequence: 1051, latestArchivedChunkToken: "00000000000000000901" },
+    oldest: { sequence: 1, value: 0 },
+  });
+  await page.close();
+});
