@@ -24,7 +24,7 @@ TARBALL := build/attrmap-$(PKG_VERSION).tgz
 TESTS_INSTALLED := tests/node_modules/attrmap/.installed-from-tarball
 CHROMIUM := /usr/bin/chromium /usr/bin/chromedriver
 WASM_TEST_ENV := CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120
-NODE_TEST := node --import tsx --test --test-concurrency=1
+NODE_TEST := node --import tsx --test --test-concurrency=1 --test-timeout=300000
 
 .PHONY: all build demo test bench clean tools \
         test-rust test-wasm-node test-wasm-browser test-vectors test-node test-browser

@@ -1,0 +1,215 @@
+// What real browsers do to storage: quota, other tabs upgrading the schema, tabs closed and
+// browsers killed mid-write, and reads that must touch one instance of a big map or log.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { chromium, type Page } from "playwright-core";
+import "./page-types.js";
+import { CHROMIUM_ARGS, openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+
+let server: StaticServer;
+before(async () => {
+  server = await serveWww();
+});
+after(async () => {
+  await server?.close();
+});
+
+/** Counts IndexedDB requests by operation and object store, from the moment it is installed. */
+async function instrument(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const log = (window.__idb = { requests: [], transactions: [] } as NonNullable<Window["__idb"]>);
+    for (const op of ["get", "getAll", "getAllKeys", "getKey", "put", "add", "delete", "clear", "count", "openCursor", "openKeyCursor"] as const) {
+      const original = IDBObjectStore.prototype[op] as (...args: unknown[]) => IDBRequest;
+      (IDBObjectStore.prototype as unknown as Record<string, unknown>)[op] = function (this: IDBObjectStore, ...args: unknown[]) {
+        log.requests.push({ op, store: this.name, key: args[0] === undefined ? undefined : JSON.stringify(args[0]) });
+        return original.apply(this, args);
+      };
+    }
+  });
+}
+
+/** Every invariant a chunked log keeps, checked from its stored instances after the fact. */
+async function logInvariants(page: Page, db: string, chunkSize: number): Promise<{ problems: string[]; total: number }> {
+  return page.evaluate(
+    async ({ db, chunkSize }) => {
+      const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize });
+      const state = await archive.log.state();
+      const problems: string[] = [];
+      const seen: number[] = [];
+      let token = "";
+      let pages = 0;
+      do {
+        const p = await archive.getSubscriberPage(token);
+        const seqs = p.subscribers.map((s) => s.sequence);
+        if (p.pageToken === "current" && seqs.length === 0 && state.nextSequence !== 1) problems.push("current is empty but the log is not");
+        if (p.pageToken === "current" && (seqs.length < 1 ? state.nextSequence !== 1 : seqs.length > chunkSize)) problems.push(`current holds ${seqs.length}`);
+        if (p.pageToken !== "current" && seqs.length !== chunkSize) problems.push(`archive ${p.pageToken} holds ${seqs.length}`);
+        if (p.pageToken !== "current" && BigInt(p.pageToken) !== BigInt(seqs.at(-1) ?? -1)) problems.push(`archive ${p.pageToken} starts at ${seqs.at(-1)}`);
+        seen.push(...seqs);
+        token = p.nextPageToken;
+      } while (token !== "" && ++pages < 10_000);
+      const total = state.nextSequence - 1;
+      const expected = Array.from({ length: total }, (_, i) => total - i);
+      if (JSON.stringify(seen) !== JSON.stringify(expected)) problems.push(`records are not ${total}..1 newest first: ${seen.slice(0, 5)}...`);
+      const latest = total > chunkSize ? String(Math.floor((total - 1) / chunkSize) * chunkSize - chunkSize + 1).padStart(20, "0") : "";
+      if (state.latestArchivedChunkToken !== latest) problems.push(`latest archive ${state.latestArchivedChunkToken}, expected ${latest}`);
+      return { problems, total };
+    },
+    { db, chunkSize },
+  );
+}
+
+/** Starts a stream of single appends (with rollovers every 10) that runs until the tab dies. */
+async function startAppendStream(page: Page, db: string): Promise<void> {
+  await page.evaluate((db) => {
+    void (async () => {
+      const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize: 10 });
+      for (let i = 0; ; i++) await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: "x".repeat(2000) });
+    })();
+  }, db);
+  const appended = () => page.evaluate(async (db) => (await (await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize: 10 })).log.state()).nextSequence - 1, db);
+  while ((await appended()) < 45) await new Promise((r) => setTimeout(r, 20));
+}
+
+test("reads touch exactly one instance: a lookup among 10,000 profiles, a page of a 10,000-record log", async (t) => {
+  const browser = await persistentContext();
+  t.after(() => browser.dispose());
+  const page = await openTab(browser.context, server.origin);
+  await page.evaluate(async () => {
+    const store = window.attrmap.openAttrmap({ name: "big" });
+    const dir = await store.customerDirectory();
+    await dir.upsertProfiles(Array.from({ length: 10_000 }, (_, i) => ({ emailAddress: `user${i}@example.com`, fullName: `User ${i}` })));
+    const archive = await store.subscriberArchive();
+    await archive.registerSubscribers(Array.from({ length: 10_000 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: `s${i}@example.com` })));
+  });
+  await instrument(page);
+  const result = await page.evaluate(async () => {
+    const store = window.attrmap.openAttrmap({ name: "big" });
+    const dir = await store.customerDirectory();
+    const archive = await store.subscriberArchive();
+    const log = window.__idb!;
+    const measure = async (f: () => Promise<unknown>) => {
+      log.requests.length = 0;
+      const value = await f();
+      return { value, requests: log.requests.map((r) => `${r.op} ${r.store} ${r.key}`) };
+    };
+    return {
+      lookup: await measure(async () => (await dir.getProfile("User4242@Example.com"))?.fullName),
+      current: await measure(async () => (await archive.getSubscriberPage("")).subscribers.length),
+      archived: await measure(async () => (await archive.getSubscriberPage("00000000000000005001")).subscribers[0]?.sequence),
+      partition: window.attrmap.emailPartition("user4242@example.com").partitionName,
+    };
+  });
+  assert.deepEqual(result.lookup, { value: "User 4242", requests: [`get instances ["CustomerProfilesByEmailPartition","${result.partition}"]`] });
+  assert.deepEqual(result.current, { value: 100, requests: ['get instances ["SubscriberChunks","current"]'] });
+  assert.deepEqual(result.archived, { value: 5100, requests: ['get instances ["SubscriberChunks","00000000000000005001"]'] });
+});
+
+test("a real quota error: the upsert fails with quota_exceeded and the stored data stays intact", async (t) => {
+  const browser = await persistentContext();
+  t.after(() => browser.dispose());
+  const page = await openTab(browser.context, server.origin);
+  // Chromium reads an origin's quota when IndexedDB is first used, so shrink it before that.
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin: server.origin, quotaSize: 256 * 1024 });
+  const result = await page.evaluate(async () => {
+    const { openAttrmap, AttrmapError } = window.attrmap;
+    const dir = await openAttrmap({ name: "quota" }).customerDirectory({ partitionCount: 1 });
+    await dir.upsertProfile({ emailAddress: "kept@example.com", fullName: "Kept" });
+    // Random text: Chromium compresses stored values, so a repeated character would fit.
+    let big = "";
+    for (let i = 0; i < 16; i++) big += String.fromCharCode(...crypto.getRandomValues(new Uint8Array(65536)).map((b) => 0x21 + (b % 94)));
+    const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : `${e}`));
+    return {
+      // Into the partition that holds the kept profile: the whole partition is rewritten.
+      upsert: await codeOf(dir.upsertProfile({ emailAddress: "big@example.com", fullName: big })),
+      kept: await dir.getProfile("kept@example.com"),
+      big: await dir.getProfile("big@example.com"),
+    };
+  });
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin: server.origin });
+  assert.deepEqual(result, {
+    upsert: "quota_exceeded",
+    kept: { emailAddress: "kept@example.com", fullName: "Kept", companyName: "", customerTier: "" },
+    big: undefined,
+  });
+});
+
+test("another tab upgrading the database: this tab lets go, reopens, and a newer schema is version_conflict", async (t) => {
+  const browser = await persistentContext();
+  t.after(() => browser.dispose());
+  const [ours, other] = [await openTab(browser.context, server.origin), await openTab(browser.context, server.origin)];
+  await ours.evaluate(async () => {
+    const w = window as unknown as { dir: Awaited<ReturnType<ReturnType<typeof window.attrmap.openAttrmap>["customerDirectory"]>> };
+    w.dir = await window.attrmap.openAttrmap({ name: "versions" }).customerDirectory();
+    await w.dir.upsertProfile({ emailAddress: "a@example.com" });
+  });
+  // The other tab upgrades to a schema this library does not know; it is not blocked by us.
+  const upgraded = await other.evaluate(
+    () =>
+      new Promise<string>((resolve) => {
+        const req = indexedDB.open("versions", 2);
+        req.onblocked = () => resolve("blocked");
+        req.onsuccess = () => {
+          req.result.close();
+          resolve("upgraded");
+        };
+        req.onerror = () => resolve(`error ${req.error?.name}`);
+      }),
+  );
+  assert.equal(upgraded, "upgraded");
+  const after = await ours.evaluate(async () => {
+    const { AttrmapError } = window.attrmap;
+    const w = window as unknown as { dir: { getProfile(e: string): Promise<unknown> } };
+    return w.dir.getProfile("a@example.com").then(
+      () => "ok",
+      (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `${e}`),
+    );
+  });
+  assert.match(after, /^version_conflict: opening database "versions" at version 1 failed: VersionError/);
+  assert.deepEqual(ours.errors, []);
+});
+
+test("a tab closed in the middle of a stream of appends and rollovers leaves a valid log", async (t) => {
+  const browser = await persistentContext();
+  t.after(() => browser.dispose());
+  const writer = await openTab(browser.context, server.origin);
+  await startAppendStream(writer, "closed-tab");
+  await writer.close(); // no beforeunload: the tab just goes, transactions in flight included
+  const checker = await openTab(browser.context, server.origin);
+  const { problems, total } = await logInvariants(checker, "closed-tab", 10);
+  assert.deepEqual(problems, []);
+  assert.ok(total > 45, `only ${total} appends landed`);
+});
+
+test("a browser killed in the middle of a stream of appends leaves a valid log on reopen", async (t) => {
+  const profileDir = mkdtempSync(join(tmpdir(), "attrmap-kill-"));
+  // Our own Chromium process, so it can be killed outright (SIGKILL: no shutdown at all).
+  const proc = spawn("/usr/bin/chromium", ["--headless=new", ...CHROMIUM_ARGS, `--user-data-dir=${profileDir}`, "--remote-debugging-port=0", "about:blank"], { stdio: ["ignore", "ignore", "pipe"] });
+  const wsEndpoint = await new Promise<string>((resolve, reject) => {
+    let seen = "";
+    proc.stderr!.on("data", (d: Buffer) => {
+      seen += d.toString();
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(seen);
+      if (m) resolve(m[1]!);
+    });
+    proc.on("exit", () => reject(new Error(`chromium exited: ${seen}`)));
+  });
+  const cdpBrowser = await chromium.connectOverCDP(wsEndpoint);
+  const writer = await openTab(cdpBrowser.contexts()[0]!, server.origin);
+  await startAppendStream(writer, "killed");
+  const exited = new Promise((r) => proc.on("exit", r));
+  proc.kill("SIGKILL");
+  await exited;
+  const reopened = await persistentContext(profileDir);
+  t.after(() => reopened.dispose());
+  const checker = await openTab(reopened.context, server.origin);
+  const { problems, total } = await logInvariants(checker, "killed", 10);
+  assert.deepEqual(problems, []);
+  assert.ok(total > 45, `only ${total} appends survived`);
+});
+
