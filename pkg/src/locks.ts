@@ -79,11 +79,18 @@ export function defaultLocks(): LockManagerLike {
 }
 let sharedFallback: InProcessLocks | undefined;
 
-function waitSignal(options: WriteOptions): { signal?: AbortSignal; timeout?: AbortSignal } {
-  const timeout = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
-  const signals = [options.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
-  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  return { signal, timeout };
+/** The signal that bounds a wait: the caller's, the timeout's, or both. */
+function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): boolean; dispose(): void } {
+  // A plain timer rather than AbortSignal.timeout, whose timer Node does not wait for: a
+  // wait bounded by a timeout must end by the timeout, not when the event loop runs dry.
+  const timeout = options.timeoutMs === undefined ? undefined : new AbortController();
+  const timer = timeout && setTimeout(() => timeout.abort(new DOMException("lock wait timed out", "TimeoutError")), options.timeoutMs);
+  const signals = [options.signal, timeout?.signal].filter((s): s is AbortSignal => s !== undefined);
+  return {
+    signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+    timedOut: () => timeout?.signal.aborted === true,
+    dispose: () => clearTimeout(timer),
+  };
 }
 
 /**
@@ -93,10 +100,14 @@ function waitSignal(options: WriteOptions): { signal?: AbortSignal; timeout?: Ab
 export async function withLocks<T>(locks: LockManagerLike, names: readonly string[], options: WriteOptions, body: () => Promise<T>): Promise<T> {
   const sorted = [...new Set(names)].sort();
   const ifAvailable = options.lock === "ifAvailable";
-  const { signal, timeout } = ifAvailable ? {} : waitSignal(options);
+  const wait = ifAvailable ? undefined : waitSignal(options);
+  const signal = wait?.signal;
   const acquire = (i: number): Promise<T> => {
     const name = sorted[i];
-    if (name === undefined) return body();
+    if (name === undefined) {
+      wait?.dispose(); // every lock is held: the wait is over
+      return body();
+    }
     const request: LockOptions = ifAvailable ? { mode: "exclusive", ifAvailable: true } : { mode: "exclusive", signal };
     return locks.request(name, request, (lock) => {
       if (lock === null) throw new AttrmapError("lock_conflict", `${describe(name)} is locked by another writer; retry later`);
@@ -106,8 +117,9 @@ export async function withLocks<T>(locks: LockManagerLike, names: readonly strin
   try {
     return await acquire(0);
   } catch (e) {
+    wait?.dispose();
     if (signal?.aborted && e === signal.reason) {
-      if (timeout?.aborted) throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${sorted.map(describe).join(", ")}`, { cause: e });
+      if (wait?.timedOut()) throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${sorted.map(describe).join(", ")}`, { cause: e });
       throw new AttrmapError("aborted", `the wait for ${sorted.map(describe).join(", ")} was aborted`, { cause: e });
     }
     throw e;

@@ -1,0 +1,75 @@
+// The storage layer in Node, where callers pass an IndexedDB implementation (fake-indexeddb
+// here) and navigator.locks is missing, so the in-process lock fallback serializes writers.
+// Browser behaviour is tested in Chromium (tests/browser); this covers the Node path only.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { IDBFactory } from "fake-indexeddb";
+import { AttrmapError, InProcessLocks, openAttrmap, retryOnConflict } from "attrmap";
+
+const fresh = () => openAttrmap({ indexedDB: new IDBFactory() });
+const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : `not an AttrmapError: ${e}`));
+
+test("Node 20 has no navigator.locks or indexedDB: openAttrmap needs an IndexedDB and says so", () => {
+  assert.equal((globalThis as { navigator?: { locks?: unknown } }).navigator?.locks, undefined);
+  assert.throws(() => openAttrmap(), (e) => e instanceof AttrmapError && e.code === "invalid_argument" && /indexedDB/.test(e.message));
+});
+
+test("customer directory and subscriber archive work over a passed-in IndexedDB", async () => {
+  const store = fresh();
+  const dir = await store.customerDirectory();
+  await dir.upsertProfile({ emailAddress: " Bob@Example.com ", fullName: "Bob" });
+  assert.equal((await dir.getProfile("bob@example.com"))?.fullName, "Bob");
+  const archive = await store.subscriberArchive({ chunkSize: 3 });
+  await archive.registerSubscribers([1, 2, 3, 4].map((i) => ({ subscriberId: `s${i}`, deliveryAddress: "x" })));
+  assert.deepEqual(await archive.getSubscriberPage(""), {
+    pageToken: "current",
+    subscribers: [{ sequence: 4, subscriberId: "s4", deliveryAddress: "x" }],
+    nextPageToken: "00000000000000000001",
+  });
+});
+
+test("concurrent upserts to one partition through the fallback lose nothing", async () => {
+  const dir = await fresh().customerDirectory({ partitionCount: 1 });
+  await Promise.all(Array.from({ length: 50 }, (_, i) => dir.upsertProfile({ emailAddress: `u${i}@x` })));
+  const found = await dir.map.getMany(Array.from({ length: 50 }, (_, i) => `u${i}@x`));
+  assert.equal(found.size, 50);
+});
+
+test("the in-process fallback: ifAvailable conflicts, waits time out or abort, FIFO hand-over", async () => {
+  const locks = new InProcessLocks();
+  const store = openAttrmap({ indexedDB: new IDBFactory(), locks });
+  const dir = await store.customerDirectory({ partitionCount: 1 });
+  let release!: () => void;
+  const held = locks.request('attrmap:["attrmap","CustomerProfilesByEmailPartition","partition-0"]', {}, () => new Promise<void>((r) => (release = r)));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(await codeOf(dir.upsertProfile({ emailAddress: "a@x" }, { lock: "ifAvailable" })), "lock_conflict");
+  assert.equal(await codeOf(dir.upsertProfile({ emailAddress: "a@x" }, { timeoutMs: 30 })), "lock_timeout");
+  const controller = new AbortController();
+  const aborted = codeOf(dir.upsertProfile({ emailAddress: "a@x" }, { signal: controller.signal }));
+  controller.abort();
+  assert.equal(await aborted, "aborted");
+  const order: number[] = [];
+  const waiters = [1, 2, 3].map((i) => dir.upsertProfile({ emailAddress: `w${i}@x` }).then(() => order.push(i)));
+  release();
+  await held;
+  await Promise.all(waiters);
+  assert.deepEqual(order, [1, 2, 3]);
+  assert.equal(await dir.getProfile("a@x"), undefined, "failed writes wrote nothing");
+});
+
+test("retryOnConflict retries lock_conflict only, gives up after its attempts, and stops on abort", async () => {
+  let calls = 0;
+  const conflict = () => new AttrmapError("lock_conflict", "busy");
+  assert.equal(await retryOnConflict(async () => (++calls < 3 ? Promise.reject(conflict()) : "done"), { baseDelayMs: 1 }), "done");
+  assert.equal(calls, 3);
+  calls = 0;
+  assert.equal(await codeOf(retryOnConflict(async () => (calls++, Promise.reject(conflict())), { attempts: 4, baseDelayMs: 1 })), "lock_conflict");
+  assert.equal(calls, 4);
+  calls = 0;
+  assert.equal(await codeOf(retryOnConflict(async () => (calls++, Promise.reject(new AttrmapError("invalid_email", "x"))))), "invalid_email");
+  assert.equal(calls, 1);
+  const controller = new AbortController();
+  const pending = codeOf(retryOnConflict(() => Promise.reject(conflict()), { baseDelayMs: 1000, signal: controller.signal }));
+  setTimeout(() => controller.abort(), 10);
+  assert.equal(await pending, "aborted");
+});
