@@ -119,8 +119,9 @@ test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)
 
 # ---- benchmarks --------------------------------------------------------------------
 
-bench: $(TESTS_INSTALLED)
+bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)
 	cd tests && node --import tsx bench/partition.bench.ts
+	cd tests && node --import tsx bench/storage.bench.ts
 
 clean:
 	rm -rf target pkg/dist pkg/wasm www/attrmap build tests/node_modules pkg/node_modules
