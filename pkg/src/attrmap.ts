@@ -1,4 +1,5 @@
 // The entry point of the storage layer: one IndexedDB database and its lock manager.
+import { watchChanges, type Change } from "./changes.js";
 import { ChunkedLog, type ChunkedLogOptions } from "./chunked-log.js";
 import type { Context } from "./context.js";
 import { CustomerDirectory } from "./customer-directory.js";
@@ -48,6 +49,14 @@ export class Attrmap {
 
   subscriberArchive(options?: ChunkedLogOptions & { mapName?: string }): Promise<SubscriberArchive> {
     return SubscriberArchive.open(this.ctx, options);
+  }
+
+  /**
+   * Calls `listener` after every write that another tab, worker or service worker commits
+   * to this database (through BroadcastChannel). Returns a function that stops listening.
+   */
+  watch(listener: (change: Change) => void): () => void {
+    return watchChanges(this.name, listener);
   }
 
   /** Closes the database connection; later calls reopen it. */

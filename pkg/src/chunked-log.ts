@@ -6,7 +6,7 @@ import type { Context } from "./context.js";
 import { instanceLock } from "./context.js";
 import { AttrmapError } from "./errors.js";
 import type { MapMeta } from "./idb.js";
-import { checkLayout, type Layout } from "./layout.js";
+import { checkLayout, openLayout, type Layout } from "./layout.js";
 import { withLocks, type WriteOptions } from "./locks.js";
 import type { LogAppend, LogPage, LogRecord, LogState, NewSubscriber, Subscriber } from "../wasm/attrmap.js";
 
@@ -45,10 +45,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   private static async openWith<I, R extends { sequence: number }>(ctx: Context, name: string, options: ChunkedLogOptions, step: Step<I, R>, noun: string): Promise<ChunkedLog<I, R>> {
     const log = new ChunkedLog(ctx, name, options.chunkSize ?? DEFAULT_CHUNK_SIZE, step, noun);
     validatePageToken(CURRENT, log.chunkSize); // checks the chunk size before anything is stored
-    await ctx.store.write(name, [], `opening log "${name}"`, (meta) => {
-      const kept = checkLayout(name, meta, log.layout);
-      return { meta: meta === undefined ? kept : undefined, result: undefined };
-    });
+    await openLayout(ctx.store, name, log.layout);
     return log;
   }
 

@@ -2,6 +2,7 @@
 // one object store, and each map has one metadata record (its layout, and a log's state).
 // Every write is one readwrite transaction that reads what it needs, computes, and puts,
 // with nothing else awaited in between, so a failure or a crash leaves no partial state.
+import { announce, openChannel } from "./changes.js";
 import { AttrmapError, storageError } from "./errors.js";
 import type { LogState } from "../wasm/attrmap.js";
 
@@ -32,6 +33,7 @@ function request<T>(req: IDBRequest<T>): Promise<T> {
 
 export class InstanceStore {
   private connection: Promise<IDBDatabase> | undefined;
+  private channel: BroadcastChannel | undefined | null = null;
 
   constructor(
     readonly name: string,
@@ -137,13 +139,14 @@ export class InstanceStore {
    * One read-modify-write: reads the map's metadata and `instances`, lets `compute` decide
    * the writes, and stores them in the same readwrite transaction.
    */
-  write<T>(
+  async write<T>(
     map: string,
     instances: readonly string[],
     doing: string,
     compute: (meta: MapMeta | undefined, values: unknown[]) => Writes<T>,
   ): Promise<T> {
-    return this.transaction("readwrite", doing, async (tx) => {
+    const written: string[] = [];
+    const result = await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const maps = tx.objectStore(MAPS);
       const [meta, ...values] = await Promise.all([
@@ -154,12 +157,18 @@ export class InstanceStore {
       if (writes.meta) maps.put(writes.meta, map);
       for (const [instance, value] of writes.put ?? []) store.put(value, [map, instance]);
       for (const [instance, value] of writes.add ?? []) store.add(value, [map, instance]);
+      written.push(...[...(writes.put ?? []), ...(writes.add ?? [])].map(([instance]) => instance));
       return writes.result;
     });
+    // Announced only once committed, and only when instances changed (not for a layout alone).
+    if (written.length > 0) announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: written });
+    return result;
   }
 
-  /** Closes the connection; the next call opens a new one. */
+  /** Closes the connection and the change channel; the next call opens new ones. */
   close(): void {
+    this.channel?.close();
+    this.channel = null;
     void this.connection?.then((db) => this.drop(db), () => undefined);
   }
 }

@@ -23,6 +23,10 @@ export { CustomerDirectory, CUSTOMER_PROFILES_MAP } from "./customer-directory.j
 export { SubscriberArchive, SUBSCRIBER_CHUNKS_MAP } from "./subscriber-archive.js";
 export type { SubscriberPage } from "./subscriber-archive.js";
 export { InProcessLocks, lockName, retryOnConflict } from "./locks.js";
+export { watchChanges } from "./changes.js";
+export type { Change } from "./changes.js";
+export { createHandler, CUSTOMER_DIRECTORY_FLOW, SUBSCRIBER_ARCHIVE_FLOW, FLOWS_MAP } from "./http.js";
+export type { AttrmapHandler, FlowRun, HandlerOptions } from "./http.js";
 export type { LockManagerLike, LockWait, RetryOptions, WriteOptions } from "./locks.js";
 export type {
   CustomerProfile,

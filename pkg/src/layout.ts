@@ -1,7 +1,7 @@
 // A map's layout (partition count, or chunk size) is part of its stored data: keys and
 // tokens mean something only under the layout they were written with.
 import { AttrmapError } from "./errors.js";
-import type { MapMeta } from "./idb.js";
+import type { InstanceStore, MapMeta } from "./idb.js";
 
 export type Layout = { kind: "partitioned"; partitionCount: number } | { kind: "chunked"; chunkSize: number };
 
@@ -23,4 +23,12 @@ export function checkLayout(map: string, stored: MapMeta | undefined, wanted: La
     throw new AttrmapError("layout_mismatch", `map "${map}" is stored as ${describe(stored)}, but was opened as ${describe(wanted)}${hint}`);
   }
   return stored;
+}
+
+/** Opens a map: stores its layout if it has none, else checks it (`layout_mismatch`). */
+export function openLayout(store: InstanceStore, map: string, wanted: Layout): Promise<void> {
+  return store.write(map, [], `opening map "${map}"`, (meta) => {
+    const kept = checkLayout(map, meta, wanted);
+    return { meta: meta === undefined ? kept : undefined, result: undefined };
+  });
 }

@@ -1,11 +1,11 @@
 // A hash-partitioned map: each key lives in one of N partition instances, a dictionary
 // from canonical key to value. A lookup reads one partition; an upsert locks, reads and
 // rewrites one partition. Never the whole map.
-import { emailPartition, keyPartition } from "./core.js";
+import { emailPartition, keyPartition, partitionName } from "./core.js";
 import type { Context } from "./context.js";
 import { instanceLock } from "./context.js";
 import { AttrmapError } from "./errors.js";
-import { checkLayout, type Layout } from "./layout.js";
+import { checkLayout, openLayout, type Layout } from "./layout.js";
 import { withLocks, type WriteOptions } from "./locks.js";
 
 export interface PartitionedMapOptions {
@@ -47,10 +47,7 @@ export class PartitionedMap<V> {
   static async open<V>(ctx: Context, name: string, options: PartitionedMapOptions = {}): Promise<PartitionedMap<V>> {
     const map = new PartitionedMap<V>(ctx, name, options.partitionCount ?? DEFAULT_PARTITION_COUNT, options.canonicalizeKey);
     keyPartition("", map.partitionCount); // checks the count before anything is stored
-    await ctx.store.write(name, [], `opening map "${name}"`, (meta) => {
-      const kept = checkLayout(name, meta, map.layout);
-      return { meta: meta === undefined ? kept : undefined, result: undefined };
-    });
+    await openLayout(ctx.store, name, map.layout);
     return map;
   }
 
@@ -113,6 +110,27 @@ export class PartitionedMap<V> {
     return placed.length;
   }
 
+  /**
+   * Atomically replaces the value of `key` with `change(current)` (`current` is `undefined`
+   * when absent) under the partition's lock, and returns the stored value.
+   */
+  async update(key: string, change: (current: V | undefined) => V, options: WriteOptions = {}): Promise<V> {
+    const placement = this.place(key);
+    let value: V | undefined;
+    await this.writePartitions([placement.partitionName], options, (_, partition) => {
+      value = change(partition.get(placement.key));
+      partition.set(placement.key, value);
+    });
+    return value as V;
+  }
+
+  /** Entries per partition, index order: reads every partition (one transaction). For views and stats, not lookups. */
+  async partitionSizes(): Promise<number[]> {
+    const names = Array.from({ length: this.partitionCount }, (_, i) => partitionName(i, this.partitionCount));
+    const partitions = await this.ctx.store.readMany(this.name, names);
+    return partitions.map((p, i) => asPartition<V>(this.name, names[i]!, p).size);
+  }
+
   private group(entries: ReadonlyArray<readonly [Placement, V | undefined]>): Map<string, Array<readonly [Placement, V | undefined]>> {
     const groups = new Map<string, Array<readonly [Placement, V | undefined]>>();
     for (const entry of entries) {
@@ -124,7 +142,13 @@ export class PartitionedMap<V> {
   }
 
   private writeGroups(groups: Map<string, Array<readonly [Placement, V | undefined]>>, options: WriteOptions): Promise<void> {
-    const names = [...groups.keys()];
+    return this.writePartitions([...groups.keys()], options, (name, partition) => {
+      for (const [placement, value] of groups.get(name)!) partition.set(placement.key, value as V);
+    });
+  }
+
+  /** Locks `names` (sorted), then reads, changes and rewrites those partitions in one transaction. */
+  private writePartitions(names: readonly string[], options: WriteOptions, change: (name: string, partition: Partition<V>) => void): Promise<void> {
     if (names.length === 0) return Promise.resolve();
     const locks = names.map((n) => instanceLock(this.ctx, this.name, n));
     const doing = names.length === 1 ? `writing "${names[0]}" of map "${this.name}"` : `writing ${names.length} partitions of map "${this.name}"`;
@@ -133,7 +157,7 @@ export class PartitionedMap<V> {
         const kept = checkLayout(this.name, meta, this.layout);
         const put = names.map((name, i) => {
           const partition = asPartition<V>(this.name, name, values[i]);
-          for (const [placement, value] of groups.get(name)!) partition.set(placement.key, value as V);
+          change(name, partition);
           return [name, partition] as const;
         });
         return { put, meta: meta === undefined ? kept : undefined, result: undefined };

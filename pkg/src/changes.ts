@@ -1,0 +1,38 @@
+// Change notifications: after a write commits, its database, map and instances are posted
+// on a BroadcastChannel of the origin, so other tabs, workers and the service worker can
+// refresh what they show. The message names what changed, never the data itself.
+
+/** What one committed write changed. */
+export interface Change {
+  database: string;
+  map: string;
+  instances: string[];
+}
+
+function channelName(database: string): string {
+  return `attrmap:${database}`;
+}
+
+const hasBroadcast = () => typeof BroadcastChannel !== "undefined";
+
+/** Posts one change to every other listener of the database (no-op where BroadcastChannel is missing). */
+export function announce(channel: BroadcastChannel | undefined, change: Change): void {
+  channel?.postMessage(change);
+}
+
+/** The channel writes of `database` are announced on, or undefined where BroadcastChannel is missing. */
+export function openChannel(database: string): BroadcastChannel | undefined {
+  if (!hasBroadcast()) return undefined;
+  const channel = new BroadcastChannel(channelName(database));
+  // In Node an open channel keeps the process alive; one used only to announce must not.
+  (channel as { unref?: () => void }).unref?.();
+  return channel;
+}
+
+/** Calls `listener` for every change committed to `database` by another context; returns a function that stops it. */
+export function watchChanges(database: string, listener: (change: Change) => void): () => void {
+  if (!hasBroadcast()) return () => undefined;
+  const channel = new BroadcastChannel(channelName(database));
+  channel.onmessage = (event: MessageEvent<Change>) => listener(event.data);
+  return () => channel.close();
+}
