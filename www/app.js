@@ -1,53 +1,38 @@
-// The demo page: everything shown comes from the attrmap package, and every value reaches
-// the page through textContent, never as HTML.
-import { AttrmapError, emailPartition, validatePageToken } from "./attrmap/dist/index.js";
+// The demo page. The service worker serves the reference HTTP API; the directory and archive
+// panels use it through fetch. Every stored value reaches the page as text, never as HTML.
+import { openAttrmap } from "./attrmap/dist/index.js";
+import { CHUNKED, HASH, call, serviceWorkerReady } from "./api.js";
+import { initArchive, refreshCurrent, showPage } from "./archive.js";
+import { initBulk } from "./bulk.js";
+import { initDirectory } from "./directory.js";
+import { $, text } from "./dom.js";
+import { initRules } from "./rules.js";
 
-const $ = (id) => document.getElementById(id);
+const store = openAttrmap(); // for the bulk import and the fill view; same database as the service worker
 
-// Shows invisible characters (tabs, NUL, ...) as JSON escapes so the canonical form is exact.
-function visible(text) {
-  const quoted = JSON.stringify(text);
-  return quoted.slice(1, -1);
+function showChange(change) {
+  const item = document.createElement("li");
+  item.textContent = `${new Date().toLocaleTimeString()}: ${change.map} (${change.instances.slice(0, 3).join(", ")}${change.instances.length > 3 ? ", …" : ""})`;
+  $("change-list").prepend(item);
+  while ($("change-list").children.length > 5) $("change-list").lastElementChild.remove();
+  if (change.map === "SubscriberChunks") void refreshCurrent();
 }
 
-function describe(error) {
-  return error instanceof AttrmapError ? `${error.code}: ${error.message}` : String(error);
-}
-
-function showPartition() {
-  const count = $("partition-count").value === "" ? undefined : Number($("partition-count").value);
+async function main() {
+  initRules();
+  initDirectory();
+  initArchive();
+  initBulk(store);
+  store.watch(showChange);
   try {
-    const p = emailPartition($("email").value, count);
-    $("canonical").textContent = visible(p.canonicalEmail);
-    $("hash").textContent = String(p.hash);
-    $("hash-hex").textContent = "0x" + p.hash.toString(16).padStart(8, "0");
-    $("partition-name").textContent = p.partitionName;
-    $("partition-index").textContent = String(p.partitionIndex);
-    $("partition-result").hidden = false;
-    $("partition-error").hidden = true;
+    await serviceWorkerReady();
+    const runs = await Promise.all([call("POST", `${HASH}/start`), call("POST", `${CHUNKED}/start`)]);
+    text("status", `Service worker ready. Flows started: ${runs.map((r) => `${r.body.flowID} (run ${r.body.runID.slice(0, 8)})`).join(", ")}.`);
+    await showPage("current");
   } catch (error) {
-    $("partition-result").hidden = true;
-    $("partition-error").hidden = false;
-    $("partition-error").textContent = describe(error);
+    text("status", `The HTTP API is unavailable: ${error.message}`);
   }
+  document.documentElement.dataset.ready = "true";
 }
 
-function showToken() {
-  const size = $("chunk-size").value === "" ? undefined : Number($("chunk-size").value);
-  const out = $("token-result");
-  try {
-    const token = validatePageToken($("token").value, size);
-    out.className = "ok";
-    out.textContent = token === "current" ? "Valid: the current chunk." : `Valid: the archived chunk whose first sequence is ${BigInt(token)}.`;
-  } catch (error) {
-    out.className = "error";
-    out.textContent = describe(error);
-  }
-}
-
-for (const id of ["email", "partition-count"]) $(id).addEventListener("input", showPartition);
-for (const id of ["token", "chunk-size"]) $(id).addEventListener("input", showToken);
-for (const form of document.querySelectorAll("form")) form.addEventListener("submit", (e) => e.preventDefault());
-showPartition();
-showToken();
-document.documentElement.dataset.ready = "true";
+void main();

@@ -23,10 +23,7 @@ const TYPES: Record<string, string> = {
 
 /** A blank page of the origin with the package on `window.attrmap`, for storage tests. */
 export const TEST_PAGE = "/__attrmap_test__.html";
-// tsx compiles tests with esbuild's keepNames, which wraps named functions in __name(...);
-// functions passed to page.evaluate carry those calls into the page, so it defines __name.
 const TEST_PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>attrmap test</title>
-<script>window.__name = (f) => f;</script>
 <script type="module">
 import * as attrmap from "/attrmap/dist/index.js";
 window.attrmap = attrmap;
@@ -132,11 +129,19 @@ export async function persistentContext(profileDir = mkdtempSync(join(tmpdir(), 
   };
 }
 
-/** Opens the test page in a new tab, with the package loaded and no console errors expected. */
-export async function openTab(context: BrowserContext, origin: string): Promise<Page & { errors: string[] }> {
+/** A new tab that records its console errors and can run the tests' compiled functions. */
+export async function newTab(context: BrowserContext): Promise<Page & { errors: string[] }> {
   const page = await context.newPage();
-  const errors = collectErrors(page);
-  await page.goto(origin + TEST_PAGE);
+  // tsx compiles tests with esbuild's keepNames, which wraps named functions in __name(...);
+  // functions passed to page.evaluate carry those calls into the page, so it defines __name.
+  await page.addInitScript("globalThis.__name = (f) => f;");
+  return Object.assign(page, { errors: collectErrors(page) });
+}
+
+/** Opens `path` in a new tab and waits for the page to say it is ready. */
+export async function openTab(context: BrowserContext, origin: string, path = TEST_PAGE): Promise<Page & { errors: string[] }> {
+  const page = await newTab(context);
+  await page.goto(origin + path);
   await page.waitForSelector("html[data-ready=true]");
-  return Object.assign(page, { errors });
+  return page;
 }

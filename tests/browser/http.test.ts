@@ -1,0 +1,138 @@
+// The reference HTTP API served by the demo's service worker, called with plain fetch from
+// a page it controls: every endpoint's success, bad-input, not-found and before-start answers.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Page } from "playwright-core";
+import "./page-types.js";
+import { openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+
+const HASH = "/patterns/hash-partitioned-attribute-map";
+const CHUNKED = "/patterns/sequentially-chunked-attribute-map";
+
+let server: StaticServer;
+let browser: Awaited<ReturnType<typeof persistentContext>>;
+let page: Page & { errors: string[] };
+
+before(async () => {
+  server = await serveWww();
+  browser = await persistentContext();
+  // A page of the origin that installs the service worker but starts no flow.
+  page = await openTab(browser.context, server.origin);
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
+    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+  });
+});
+after(async () => {
+  await browser?.dispose();
+  await server?.close();
+});
+
+interface Answer {
+  status: number;
+  body: unknown;
+  type: string | null;
+}
+
+function call(method: string, path: string, body?: unknown): Promise<Answer> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const init: RequestInit = { method };
+      if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
+      const response = await fetch(path, init);
+      return { status: response.status, body: await response.json(), type: response.headers.get("content-type") };
+    },
+    { method, path, body },
+  );
+}
+
+test("the page is controlled by the service worker and other paths pass through", async () => {
+  assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${server.origin}/sw.js`);
+  assert.equal(await page.evaluate(async () => (await fetch("/style.css")).status), 200);
+});
+
+test("before start: every flow endpoint answers 404 flow is not started", async () => {
+  const cases: Array<[string, string, unknown?]> = [
+    ["PUT", `${HASH}/customer-profile`, { emailAddress: "a@b" }],
+    ["GET", `${HASH}/customer-profile?emailAddress=a@b`],
+    ["POST", `${CHUNKED}/register`, { subscriberId: "s", deliveryAddress: "d" }],
+    ["GET", `${CHUNKED}/subscribers?pageToken=current`],
+  ];
+  for (const [method, path, body] of cases) {
+    const flow = path.startsWith(HASH) ? "customer-directory" : "chunked-subscriber-archive";
+    assert.deepEqual(await call(method, path, body), { status: 404, body: { error: `flow "${flow}" is not started` }, type: "application/json; charset=utf-8" }, `${method} ${path}`);
+  }
+});
+
+test("start answers the flow and run ID, and a repeated start changes nothing", async () => {
+  const first = await call("POST", `${HASH}/start`);
+  assert.equal(first.status, 200);
+  const body = first.body as { flowID: string; runID: string };
+  assert.equal(body.flowID, "customer-directory");
+  assert.match(body.runID, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(await call("POST", `${HASH}/start`), first);
+  const chunked = await call("POST", `${CHUNKED}/start`);
+  assert.equal((chunked.body as { flowID: string }).flowID, "chunked-subscriber-archive");
+  assert.deepEqual(await call("POST", `${CHUNKED}/start`), chunked);
+});
+
+test("customer profile: upsert and get, bad input 400, unknown 404, wrong method 405", async () => {
+  const saved = { emailAddress: "alice@example.com", fullName: "Alice <b>A</b>", companyName: "Example", customerTier: "gold" };
+  assert.deepEqual(await call("PUT", `${HASH}/customer-profile`, { ...saved, emailAddress: " Alice@Example.COM " }), { status: 200, body: saved, type: "application/json; charset=utf-8" });
+  assert.deepEqual((await call("GET", `${HASH}/customer-profile?emailAddress=${encodeURIComponent(" ALICE@example.com ")}`)).body, saved);
+  const bad = async (method: string, path: string, body: unknown, error: string | RegExp) => {
+    const answer = await call(method, path, body);
+    assert.equal(answer.status, 400, `${method} ${path} ${JSON.stringify(body)}`);
+    const message = (answer.body as { error: string }).error;
+    if (typeof error === "string") assert.equal(message, error);
+    else assert.match(message, error);
+  };
+  await bad("PUT", `${HASH}/customer-profile`, { fullName: "x" }, "emailAddress is required");
+  await bad("PUT", `${HASH}/customer-profile`, { emailAddress: "josé@example.com" }, "emailAddress must contain only ASCII characters");
+  await bad("PUT", `${HASH}/customer-profile`, "{not json", /^invalid JSON body/);
+  await bad("PUT", `${HASH}/customer-profile`, "[1,2]", "the request body must be a JSON object");
+  await bad("PUT", `${HASH}/customer-profile`, { emailAddress: "a@b", fullName: 5 }, /^customer profile: /);
+  await bad("GET", `${HASH}/customer-profile`, undefined, "emailAddress is required");
+  await bad("GET", `${HASH}/customer-profile?emailAddress=%20%09`, undefined, "emailAddress is required");
+  assert.deepEqual(await call("GET", `${HASH}/customer-profile?emailAddress=Nobody@Example.com`), { status: 404, body: { error: 'customer profile "nobody@example.com" not found' }, type: "application/json; charset=utf-8" });
+  const wrong = await call("DELETE", `${HASH}/customer-profile`);
+  assert.equal(wrong.status, 405);
+});
+
+test("subscribers: register and page, bad input 400, missing page 404", async () => {
+  const registered = await call("POST", `${CHUNKED}/register`, { subscriberId: "s-1", deliveryAddress: "s1@example.com" });
+  assert.deepEqual(registered.body, { sequence: 1, subscriberId: "s-1", deliveryAddress: "s1@example.com" });
+  for (let i = 2; i <= 101; i++) await call("POST", `${CHUNKED}/register`, { subscriberId: `s-${i}`, deliveryAddress: `s${i}@example.com` });
+  const current = (await call("GET", `${CHUNKED}/subscribers?pageToken=current`)).body as { pageToken: string; subscribers: Array<{ sequence: number }>; nextPageToken: string };
+  assert.deepEqual([current.pageToken, current.subscribers.map((s) => s.sequence), current.nextPageToken], ["current", [101], "00000000000000000001"]);
+  for (const missingToken of [`${CHUNKED}/subscribers`, `${CHUNKED}/subscribers?pageToken=`]) {
+    assert.deepEqual((await call("GET", missingToken)).body, current, "a missing or empty pageToken means current");
+  }
+  const archived = (await call("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000001`)).body as { subscribers: Array<{ sequence: number }>; nextPageToken: string };
+  assert.deepEqual([archived.subscribers.length, archived.subscribers[0]!.sequence, archived.nextPageToken], [100, 100, ""]);
+  const status = async (method: string, path: string, body?: unknown) => {
+    const a = await call(method, path, body);
+    return [a.status, (a.body as { error: string }).error];
+  };
+  assert.deepEqual(await status("POST", `${CHUNKED}/register`, { deliveryAddress: "x" }), [400, "subscriberId is required"]);
+  assert.deepEqual(await status("POST", `${CHUNKED}/register`, { subscriberId: "x", deliveryAddress: "" }), [400, "deliveryAddress is required"]);
+  assert.deepEqual((await status("POST", `${CHUNKED}/register`, "nope"))[0], 400);
+  assert.deepEqual(await status("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000100`), [400, 'invalid page token "00000000000000000100"']);
+  assert.deepEqual(await status("GET", `${CHUNKED}/subscribers?pageToken=Current`), [400, 'invalid page token "Current"']);
+  assert.deepEqual(await status("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000101`), [404, 'subscriber page "00000000000000000101" not found']);
+});
+
+test("a write while another tab holds the partition's lock answers 409", async () => {
+  const lock = await page.evaluate(() => {
+    const { lockName, emailPartition } = window.attrmap;
+    const name = lockName("attrmap", "CustomerProfilesByEmailPartition", emailPartition("busy@example.com").partitionName);
+    void navigator.locks.request(name, () => new Promise<void>((r) => ((window as unknown as { release: () => void }).release = r)));
+    return name;
+  });
+  assert.ok(lock.includes("partition-"));
+  const answer = await call("PUT", `${HASH}/customer-profile`, { emailAddress: "busy@example.com" });
+  assert.equal(answer.status, 409);
+  assert.match((answer.body as { error: string }).error, /is locked by another writer/);
+  await page.evaluate(() => (window as unknown as { release: () => void }).release());
+  assert.equal((await call("PUT", `${HASH}/customer-profile`, { emailAddress: "busy@example.com" })).status, 200);
+});

@@ -1,0 +1,12 @@
+// The demo's service worker: serves the reference HTTP API from IndexedDB with attrmap's
+// handler. Registered with scope "/" (SPEC.md: the paths are at the origin's root).
+import { createHandler, openAttrmap } from "./attrmap/dist/index.js";
+
+const handle = createHandler(openAttrmap());
+
+self.addEventListener("install", () => self.skipWaiting());
+// Claim the page that registered us, so its first fetches already come here.
+self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener("fetch", (event) => {
+  if (handle.handles(event.request)) event.respondWith(handle(event.request));
+});
