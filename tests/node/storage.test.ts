@@ -73,3 +73,21 @@ test("retryOnConflict retries lock_conflict only, gives up after its attempts, a
   setTimeout(() => controller.abort(), 10);
   assert.equal(await pending, "aborted");
 });
+
+test("the HTTP handler runs in Node too: flows, a profile round trip, and other paths to the fallback", async () => {
+  const { createHandler } = await import("attrmap");
+  const handle = createHandler(fresh(), { fallback: async () => new Response("from the network", { status: 299 }) });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await handle(new Request(`http://localhost${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) }));
+    return [r.status, r.status === 299 ? await r.text() : await r.json()];
+  };
+  assert.deepEqual(await call("GET", "/patterns/hash-partitioned-attribute-map/customer-profile?emailAddress=a@b"), [404, { error: 'flow "customer-directory" is not started' }]);
+  const [status, run] = await call("POST", "/patterns/hash-partitioned-attribute-map/start");
+  assert.equal(status, 200);
+  assert.deepEqual(await call("POST", "/patterns/hash-partitioned-attribute-map/start"), [200, run]);
+  assert.deepEqual(await call("PUT", "/patterns/hash-partitioned-attribute-map/customer-profile", { emailAddress: "A@B" }), [200, { emailAddress: "a@b", fullName: "", companyName: "", customerTier: "" }]);
+  assert.equal((await call("GET", "/patterns/hash-partitioned-attribute-map/customer-profile?emailAddress=a@b"))[0], 200);
+  assert.deepEqual(await call("GET", "/elsewhere"), [299, "from the network"]);
+  assert.equal(handle.handles(new Request("http://localhost/patterns/sequentially-chunked-attribute-map/register", { method: "POST" })), true);
+  assert.equal(handle.handles(new Request("http://localhost/patterns/unknown")), false);
+});
