@@ -1,5 +1,5 @@
 // The customer directory of the source documents: profiles by email in a hash-partitioned map.
-import { emailPartition, placeCustomerProfile } from "./core.js";
+import { placeCustomerProfile } from "./core.js";
 import type { Context } from "./context.js";
 import { PartitionedMap, type PartitionedMapOptions } from "./partitioned-map.js";
 import type { WriteOptions } from "./locks.js";
@@ -32,10 +32,5 @@ export class CustomerDirectory {
   /** The profile of `emailAddress`, or `undefined`. Reads one partition; throws `invalid_email` for a bad email. */
   getProfile(emailAddress: string): Promise<CustomerProfile | undefined> {
     return this.map.get(emailAddress);
-  }
-
-  /** Where a profile lives: canonical email, FNV-1a hash and partition. */
-  locate(emailAddress: string) {
-    return emailPartition(emailAddress, this.map.partitionCount);
   }
 }

@@ -174,6 +174,27 @@ test("another tab upgrading the database: this tab lets go, reopens, and a newer
   assert.deepEqual(ours.errors, []);
 });
 
+test("a connection the browser closes (site data cleared) is reopened by the next call", async (t) => {
+  const browser = await persistentContext();
+  t.after(() => browser.dispose());
+  const page = await openTab(browser.context, server.origin);
+  await page.evaluate(async () => {
+    const w = window as unknown as { dir: Awaited<ReturnType<ReturnType<typeof window.attrmap.openAttrmap>["customerDirectory"]>> };
+    w.dir = await window.attrmap.openAttrmap({ name: "cleared" }).customerDirectory();
+    await w.dir.upsertProfile({ emailAddress: "before@example.com" });
+  });
+  // Clearing IndexedDB force-closes every open connection of the origin.
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send("Storage.clearDataForOrigin", { origin: server.origin, storageTypes: "indexeddb" });
+  const after = await page.evaluate(async () => {
+    const w = window as unknown as { dir: { upsertProfile(p: object): Promise<unknown>; getProfile(e: string): Promise<{ emailAddress: string } | undefined> } };
+    await w.dir.upsertProfile({ emailAddress: "after@example.com" });
+    return { before: await w.dir.getProfile("before@example.com"), after: (await w.dir.getProfile("after@example.com"))?.emailAddress };
+  });
+  assert.deepEqual(after, { before: undefined, after: "after@example.com" });
+  assert.deepEqual(page.errors, []);
+});
+
 test("a tab closed in the middle of a stream of appends and rollovers leaves a valid log", async (t) => {
   const browser = await persistentContext();
   t.after(() => browser.dispose());
