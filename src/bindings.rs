@@ -138,7 +138,10 @@ struct EmailPartitionOut {
 }
 
 #[wasm_bindgen(js_name = emailPartition, unchecked_return_type = "EmailPartition")]
-pub fn email_partition(email: &str, #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>) -> JsResult<JsValue> {
+pub fn email_partition(
+    email: &str,
+    #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
+) -> JsResult<JsValue> {
     let p = partition::email_partition(email, partition_count(partition_count_arg).map_err(js_error)?).map_err(js_error)?;
     to_js(&EmailPartitionOut {
         canonical_email: p.canonical_email,
@@ -158,7 +161,10 @@ struct KeyPartitionOut {
 
 /// The partition of a key that the caller has already canonicalized.
 #[wasm_bindgen(js_name = keyPartition, unchecked_return_type = "KeyPartition")]
-pub fn key_partition(#[wasm_bindgen(js_name = canonicalKey)] canonical_key: &str, #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>) -> JsResult<JsValue> {
+pub fn key_partition(
+    #[wasm_bindgen(js_name = canonicalKey)] canonical_key: &str,
+    #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
+) -> JsResult<JsValue> {
     let p = partition::key_partition(canonical_key, partition_count(partition_count_arg).map_err(js_error)?);
     to_js(&KeyPartitionOut { hash: p.hash, partition_index: p.index, partition_name: p.partition_name })
 }
@@ -192,7 +198,10 @@ pub fn place_customer_profile(
 }
 
 #[wasm_bindgen(js_name = partitionName)]
-pub fn partition_name(index: f64, #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>) -> JsResult<String> {
+pub fn partition_name(
+    index: f64,
+    #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
+) -> JsResult<String> {
     let count = partition_count(partition_count_arg).map_err(js_error)?;
     let max = count.get() - 1;
     if index.fract() != 0.0 || !(0.0..=f64::from(max)).contains(&index) {
@@ -210,7 +219,9 @@ pub fn validate_page_token(token: &str, #[wasm_bindgen(js_name = chunkSize)] chu
 
 /// Accepts a safe-integer number or a bigint, so every 20-digit value can be formatted.
 #[wasm_bindgen(js_name = archiveChunkToken)]
-pub fn archive_chunk_token(#[wasm_bindgen(js_name = firstSequence, unchecked_param_type = "number | bigint")] first_sequence: JsValue) -> JsResult<String> {
+pub fn archive_chunk_token(
+    #[wasm_bindgen(js_name = firstSequence, unchecked_param_type = "number | bigint")] first_sequence: JsValue,
+) -> JsResult<String> {
     let value: u128 = if let Some(n) = first_sequence.as_f64() {
         if n.fract() != 0.0 || n.abs() > chunk::MAX_SEQUENCE as f64 {
             let msg = format!("firstSequence must be a safe integer or a bigint, got {n}");

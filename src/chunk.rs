@@ -330,7 +330,10 @@ mod tests {
         let mut log = Log::new(10);
         assert_eq!(log.push_many(3), 1);
         assert_eq!(log.push_many(35), 4);
-        assert_eq!(log.archive.keys().collect::<Vec<_>>(), ["00000000000000000001", "00000000000000000011", "00000000000000000021"]);
+        assert_eq!(
+            log.archive.keys().collect::<Vec<_>>(),
+            ["00000000000000000001", "00000000000000000011", "00000000000000000021"]
+        );
         assert_eq!(log.current, (31..=38).collect::<Vec<_>>());
         assert_eq!(log.state.latest_archived_chunk_token, "00000000000000000021");
         // The same records appended one at a time give the same layout.

@@ -5,9 +5,7 @@ pub const PRIME: u32 = 0x0100_0193;
 
 /// FNV-1a over `bytes`: xor each byte in, then multiply by the prime, wrapping at 2^32.
 pub fn fnv1a32(bytes: &[u8]) -> u32 {
-    bytes
-        .iter()
-        .fold(OFFSET_BASIS, |hash, &b| (hash ^ u32::from(b)).wrapping_mul(PRIME))
+    bytes.iter().fold(OFFSET_BASIS, |hash, &b| (hash ^ u32::from(b)).wrapping_mul(PRIME))
 }
 
 #[cfg(test)]

@@ -89,10 +89,7 @@ mod tests {
     fn golden_values_from_spec() {
         assert_eq!(place(" Alice@Example.COM "), ("alice@example.com".into(), 2493822278, "partition-278".into()));
         assert_eq!(place("bob@example.com"), ("bob@example.com".into(), 3055529145, "partition-145".into()));
-        assert_eq!(
-            place("support+west@example.org"),
-            ("support+west@example.org".into(), 2156001632, "partition-632".into())
-        );
+        assert_eq!(place("support+west@example.org"), ("support+west@example.org".into(), 2156001632, "partition-632".into()));
     }
 
     #[test]

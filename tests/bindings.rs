@@ -39,9 +39,18 @@ fn email_partition_returns_a_plain_object() {
 
 #[wasm_bindgen_test]
 fn errors_are_errors_with_codes_and_spec_messages() {
-    assert_eq!(failure(bindings::canonical_email_address("\u{a0}")), ("invalid_email".into(), "emailAddress must contain only ASCII characters".into()));
-    assert_eq!(failure(bindings::canonical_email_address(" \u{0b} ")), ("invalid_email".into(), "emailAddress is required".into()));
-    assert_eq!(failure(bindings::validate_page_token("00000000000000000100", None)), ("invalid_page_token".into(), "invalid page token \"00000000000000000100\"".into()));
+    assert_eq!(
+        failure(bindings::canonical_email_address("\u{a0}")),
+        ("invalid_email".into(), "emailAddress must contain only ASCII characters".into())
+    );
+    assert_eq!(
+        failure(bindings::canonical_email_address(" \u{0b} ")),
+        ("invalid_email".into(), "emailAddress is required".into())
+    );
+    assert_eq!(
+        failure(bindings::validate_page_token("00000000000000000100", None)),
+        ("invalid_page_token".into(), "invalid page token \"00000000000000000100\"".into())
+    );
 }
 
 #[wasm_bindgen_test]
@@ -103,7 +112,8 @@ fn append_and_page_through_js_values() {
 
 #[wasm_bindgen_test]
 fn a_batch_returns_its_records_in_order_across_rollovers() {
-    let step = bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, array((1..=7).map(sub).collect()), Some(3.0)).unwrap();
+    let step = bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, array((1..=7).map(sub).collect()), Some(3.0))
+        .unwrap();
     let records: Array = get(&step, "records").dyn_into().unwrap();
     let seqs: Vec<f64> = records.iter().map(|r| get(&r, "sequence").as_f64().unwrap()).collect();
     assert_eq!(seqs, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
@@ -111,7 +121,10 @@ fn a_batch_returns_its_records_in_order_across_rollovers() {
     assert_eq!(archived.length(), 2);
     // One bad input refuses the whole batch.
     let bad = array(vec![sub(1), obj(&[("subscriberId", "x".into())])]);
-    assert_eq!(failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, bad, None)).1, "deliveryAddress is required");
+    assert_eq!(
+        failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, bad, None)).1,
+        "deliveryAddress is required"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -142,7 +155,10 @@ fn profiles_are_placed_with_a_canonical_email() {
     assert!(get(&profile, "extra").is_undefined());
     assert_eq!(get(&placed, "partitionName").as_string().unwrap(), "partition-278");
     let no_email = obj(&[("fullName", "x".into())]);
-    assert_eq!(failure(bindings::place_customer_profile(no_email, None)), ("invalid_email".into(), "emailAddress is required".into()));
+    assert_eq!(
+        failure(bindings::place_customer_profile(no_email, None)),
+        ("invalid_email".into(), "emailAddress is required".into())
+    );
     let wrong_type = obj(&[("emailAddress", "a@b".into()), ("fullName", 5.into())]);
     assert_eq!(failure(bindings::place_customer_profile(wrong_type, None)).0, "invalid_argument");
     let key = bindings::key_partition("alice@example.com", None).unwrap();
@@ -157,9 +173,15 @@ fn bad_input_and_bad_stored_data_are_told_apart() {
         ("invalid_argument".into(), "subscriberId is required".into())
     );
     let wrong_type = array(vec![obj(&[("subscriberId", 5.into()), ("deliveryAddress", "x".into())])]);
-    assert_eq!(failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, wrong_type, None)).0, "invalid_argument");
+    assert_eq!(
+        failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, wrong_type, None)).0,
+        "invalid_argument"
+    );
     let corrupt_state = obj(&[("nextSequence", "one".into())]);
-    assert_eq!(failure(bindings::append_subscribers(corrupt_state, JsValue::UNDEFINED, array(vec![sub(1)]), None)).0, "corrupt_data");
+    assert_eq!(
+        failure(bindings::append_subscribers(corrupt_state, JsValue::UNDEFINED, array(vec![sub(1)]), None)).0,
+        "corrupt_data"
+    );
     let corrupt_chunk = JsValue::from_str("not an array");
     assert_eq!(failure(bindings::log_page("current", corrupt_chunk, None, "log")).0, "corrupt_data");
 }
