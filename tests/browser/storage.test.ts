@@ -327,6 +327,37 @@ test("a write that fails leaves the stored data exactly as before", async () => 
   await page.close();
 });
 
+test("an archive is never overwritten: a rollover onto an existing chunk is corrupt_data and writes nothing", async () => {
+  const page = await tab();
+  const result = await page.evaluate(async (db) => {
+    const { openAttrmap, AttrmapError } = window.attrmap;
+    const archive = await openAttrmap({ name: db }).subscriberArchive({ chunkSize: 2 });
+    await archive.registerSubscribers([{ subscriberId: "a", deliveryAddress: "x" }, { subscriberId: "b", deliveryAddress: "x" }]);
+    // Something else has already stored a chunk under the token the next rollover needs.
+    await new Promise<void>((resolve, reject) => {
+      const req = indexedDB.open(db);
+      req.onsuccess = () => {
+        const tx = req.result.transaction("instances", "readwrite");
+        tx.objectStore("instances").put([{ sequence: 1, subscriberId: "intruder", deliveryAddress: "y" }], ["SubscriberChunks", "00000000000000000001"]);
+        tx.oncomplete = () => (req.result.close(), resolve());
+        tx.onabort = () => reject(tx.error);
+      };
+    });
+    const outcome = await archive.registerSubscriber({ subscriberId: "c", deliveryAddress: "x" }).then(
+      () => "ok",
+      (e) => (e instanceof AttrmapError ? e.code : String(e)),
+    );
+    return {
+      outcome,
+      state: await archive.log.state(),
+      current: (await archive.getSubscriberPage("")).subscribers.map((s) => s.subscriberId),
+      archived: (await archive.getSubscriberPage("00000000000000000001")).subscribers.map((s) => s.subscriberId),
+    };
+  }, freshDb());
+  assert.deepEqual(result, { outcome: "corrupt_data", state: { nextSequence: 3, latestArchivedChunkToken: "" }, current: ["b", "a"], archived: ["intruder"] });
+  await page.close();
+});
+
 test("bulk operations: upsertMany and appendMany write in one transaction; getMany reads each partition once", async () => {
   const page = await tab();
   await page.evaluate(() => {
