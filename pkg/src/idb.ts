@@ -33,6 +33,7 @@ function request<T>(req: IDBRequest<T>): Promise<T> {
 
 export class InstanceStore {
   private connection: Promise<IDBDatabase> | undefined;
+  private opened: IDBDatabase | undefined;
   private channel: BroadcastChannel | undefined | null = null;
 
   constructor(
@@ -59,6 +60,7 @@ export class InstanceStore {
         // Another tab wants a newer schema, or the browser closed us: let go, reopen on next use.
         db.onversionchange = () => this.drop(db);
         db.onclose = () => this.drop(db);
+        this.opened = db;
         resolve(db);
       };
       req.onerror = () => reject(storageError(req.error, `opening database "${this.name}" at version ${DB_VERSION}`));
@@ -67,7 +69,11 @@ export class InstanceStore {
 
   private drop(db: IDBDatabase): void {
     db.close();
-    this.connection = undefined;
+    // Forget it only if it is still the current one: a newer connection may be open already.
+    if (this.opened === db) {
+      this.opened = undefined;
+      this.connection = undefined;
+    }
   }
 
   private db(): Promise<IDBDatabase> {

@@ -1,7 +1,7 @@
 // Writers serialize through the Web Locks API: one exclusive lock per instance written,
 // named after database, map and instance, so tabs, workers and service workers of one
 // origin wait for each other. Readers take no lock.
-import { AttrmapError } from "./errors.js";
+import { AttrmapError, storageError } from "./errors.js";
 
 /** How a write waits for its locks. */
 export type LockWait = "wait" | "ifAvailable";
@@ -122,7 +122,8 @@ export async function withLocks<T>(locks: LockManagerLike, names: readonly strin
       if (wait?.timedOut()) throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${sorted.map(describe).join(", ")}`, { cause: e });
       throw new AttrmapError("aborted", `the wait for ${sorted.map(describe).join(", ")} was aborted`, { cause: e });
     }
-    throw e;
+    // The lock manager itself failed (the body's errors are AttrmapErrors already).
+    throw storageError(e, `locking ${sorted.map(describe).join(", ")}`);
   }
 }
 
