@@ -62,7 +62,8 @@ async function jsonBody(request: Request): Promise<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
-type Route = { method: string; flow: string; run: (request: Request, url: URL) => Promise<unknown> };
+/** One endpoint: the flow it needs started (none for start itself), and what it answers. */
+type Route = { method: string; path: string; flow?: string; run: (request: Request, url: URL) => Promise<unknown> };
 
 /** Serves the six endpoints from `store`; answers every other request with `options.fallback`. */
 export function createHandler(store: Attrmap, options: HandlerOptions = {}): AttrmapHandler {
@@ -83,16 +84,18 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
     return run ?? map.update(flowID, (current) => current ?? { flowID, runID: crypto.randomUUID() }, { lock: "wait" });
   };
 
-  const routes: Record<string, Route> = {
-    [`${HASH}/start`]: { method: "POST", flow: "", run: () => start(CUSTOMER_DIRECTORY_FLOW) },
-    [`${CHUNKED}/start`]: { method: "POST", flow: "", run: () => start(SUBSCRIBER_ARCHIVE_FLOW) },
-    [`${HASH}/customer-profile`]: {
+  const routes: Route[] = [
+    { method: "POST", path: `${HASH}/start`, run: () => start(CUSTOMER_DIRECTORY_FLOW) },
+    { method: "POST", path: `${CHUNKED}/start`, run: () => start(SUBSCRIBER_ARCHIVE_FLOW) },
+    {
       method: "PUT",
+      path: `${HASH}/customer-profile`,
       flow: CUSTOMER_DIRECTORY_FLOW,
       run: async (request) => (await customers()).upsertProfile(await jsonBody(request), write),
     },
-    [`GET ${HASH}/customer-profile`]: {
+    {
       method: "GET",
+      path: `${HASH}/customer-profile`,
       flow: CUSTOMER_DIRECTORY_FLOW,
       run: async (_, url) => {
         const email = url.searchParams.get("emailAddress") ?? "";
@@ -101,29 +104,32 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
         return profile;
       },
     },
-    [`${CHUNKED}/register`]: {
+    {
       method: "POST",
+      path: `${CHUNKED}/register`,
       flow: SUBSCRIBER_ARCHIVE_FLOW,
       // The core checks the fields (missing, empty or not strings: 400).
       run: async (request) => (await subscribers()).registerSubscriber((await jsonBody(request)) as unknown as NewSubscriber, write),
     },
-    [`${CHUNKED}/subscribers`]: {
+    {
       method: "GET",
+      path: `${CHUNKED}/subscribers`,
       flow: SUBSCRIBER_ARCHIVE_FLOW,
       run: async (_, url) => (await subscribers()).getSubscriberPage(url.searchParams.get("pageToken") ?? ""),
     },
-  };
+  ];
 
-  const find = (request: Request): { route?: Route; allowed?: string[]; url: URL } => {
+  /** The routes of the request's path (none: not ours), and the one for its method. */
+  const find = (request: Request) => {
     const url = new URL(request.url);
-    const candidates = [routes[url.pathname], routes[`GET ${url.pathname}`]].filter((r): r is Route => r !== undefined);
-    return { route: candidates.find((r) => r.method === request.method), allowed: candidates.map((r) => r.method), url };
+    const onPath = routes.filter((r) => r.path === url.pathname);
+    return { onPath, route: onPath.find((r) => r.method === request.method), url };
   };
 
   const handler = (async (request: Request): Promise<Response> => {
-    const { route, allowed, url } = find(request);
-    if (!allowed?.length) return fallback(request);
-    if (!route) return json(405, { error: `method ${request.method} not allowed` }, { allow: allowed.join(", ") });
+    const { onPath, route, url } = find(request);
+    if (onPath.length === 0) return fallback(request);
+    if (!route) return json(405, { error: `method ${request.method} not allowed` }, { allow: onPath.map((r) => r.method).join(", ") });
     try {
       if (route.flow && !(await (await flowMap()).get(route.flow))) {
         throw new AttrmapError("not_found", `flow "${route.flow}" is not started`);
@@ -135,6 +141,6 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
     }
   }) as AttrmapHandler;
   const origin = (globalThis as { location?: Location }).location?.origin;
-  handler.handles = (request) => (origin === undefined || new URL(request.url).origin === origin) && (find(request).allowed?.length ?? 0) > 0;
+  handler.handles = (request) => (origin === undefined || new URL(request.url).origin === origin) && find(request).onPath.length > 0;
   return handler;
 }
