@@ -70,6 +70,7 @@ export class PartitionedMap<V> {
     return this.getAt(this.place(key));
   }
 
+  /** `get` for a key already placed (see `place`). */
   async getAt(placement: Placement): Promise<V | undefined> {
     const stored = await this.ctx.store.read(this.name, placement.partitionName);
     return asPartition<V>(this.name, placement.partitionName, stored).get(placement.key);
@@ -84,8 +85,7 @@ export class PartitionedMap<V> {
     names.forEach((name, i) => {
       const partition = asPartition<V>(this.name, name, partitions[i]);
       for (const [placement] of groups.get(name)!) {
-        const value = partition.get(placement.key);
-        if (value !== undefined || partition.has(placement.key)) found.set(placement.key, value as V);
+        if (partition.has(placement.key)) found.set(placement.key, partition.get(placement.key) as V);
       }
     });
     return found;
@@ -96,6 +96,7 @@ export class PartitionedMap<V> {
     await this.upsertAt(this.place(key), value, options);
   }
 
+  /** `upsert` for a key already placed (see `place`). */
   upsertAt(placement: Placement, value: V, options: WriteOptions = {}): Promise<void> {
     return this.writeGroups(this.group([[placement, value]]), options);
   }
