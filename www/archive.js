@@ -25,8 +25,9 @@ export async function showPage(token) {
 async function register(event) {
   event.preventDefault();
   const answer = await call("POST", `${CHUNKED}/register`, Object.fromEntries(new FormData($("register-form"))));
-  text("register-message", answer.status === 200 ? `Registered ${answer.body.subscriberId} as sequence ${answer.body.sequence}.` : failure(answer));
+  // The newest page first, then the message: once the message shows, so does the new row.
   if (answer.status === 200) await showPage("current");
+  text("register-message", answer.status === 200 ? `Registered ${answer.body.subscriberId} as sequence ${answer.body.sequence}.` : failure(answer));
 }
 
 /** Re-reads the newest page when it is the one shown (after a change elsewhere). */

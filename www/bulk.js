@@ -36,19 +36,20 @@ export async function importSamples(store, profiles, subscribers) {
 }
 
 export async function showFill(store) {
+  // Read everything first, then draw, so the view never shows half an update.
   const directory = await store.customerDirectory();
-  const sizes = await directory.map.partitionSizes();
+  const archive = await store.subscriberArchive();
+  const [sizes, state] = await Promise.all([directory.map.partitionSizes(), archive.log.state()]);
   const total = sizes.reduce((a, b) => a + b, 0);
   const max = Math.max(...sizes, 1);
   const canvas = $("fill-chart");
   const ctx = canvas.getContext("2d");
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   ctx.fillStyle = "#2f6fde";
-  sizes.forEach((n, i) => ctx.fillRect(i * (canvas.width / sizes.length), canvas.height * (1 - n / max), canvas.width / sizes.length, (canvas.height * n) / max));
+  const width = canvas.width / sizes.length;
+  sizes.forEach((n, i) => ctx.fillRect(i * width, canvas.height * (1 - n / max), width, (canvas.height * n) / max));
   const used = sizes.filter((n) => n > 0).length;
   text("fill-partitions", `${total} profiles in ${used} of ${sizes.length} partitions: ${Math.min(...sizes)} to ${max} per partition, ${(total / sizes.length).toFixed(1)} on average.`);
-  const archive = await store.subscriberArchive();
-  const state = await archive.log.state();
   const records = state.nextSequence - 1;
   const chunk = archive.log.chunkSize;
   const archived = records === 0 ? 0 : Math.floor((records - 1) / chunk);

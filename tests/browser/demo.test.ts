@@ -123,7 +123,7 @@ test("bulk import of 10,000 profiles and 1,000 subscribers runs to completion wi
     return [p.value, p.max];
   });
   assert.deepEqual(progress, [11000, 11000]);
-  await page.waitForFunction(() => document.getElementById("fill-partitions")?.textContent !== "");
+  await page.waitForFunction(() => document.getElementById("fill-chunks")?.textContent !== "");
   assert.match((await page.textContent("#fill-partitions")) ?? "", /^10000 profiles in \d+ of 1000 partitions: \d+ to \d+ per partition, 10\.0 on average\.$/);
   assert.equal(await page.textContent("#fill-chunks"), "1000 subscribers: 9 archived chunks of 100, and 100 of 100 in the current chunk.");
   await screenshot(page, "panel-bulk");
