@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::chunk::{self, ChunkSize, LogState};
 use crate::error::{out_of_range, Error, ErrorCode};
-use crate::partition::{self, PartitionCount};
+use crate::partition::{self, EmailPartition, PartitionCount};
 use crate::profile::CustomerProfile;
 use crate::subscriber::NewSubscriber;
 use crate::token::{self, PageToken, MAX_TOKEN_VALUE};
@@ -137,18 +137,24 @@ struct EmailPartitionOut {
     partition_name: String,
 }
 
+impl From<EmailPartition> for EmailPartitionOut {
+    fn from(p: EmailPartition) -> Self {
+        EmailPartitionOut {
+            canonical_email: p.canonical_email,
+            hash: p.hash,
+            partition_index: p.index,
+            partition_name: p.partition_name,
+        }
+    }
+}
+
 #[wasm_bindgen(js_name = emailPartition, unchecked_return_type = "EmailPartition")]
 pub fn email_partition(
     email: &str,
     #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
 ) -> JsResult<JsValue> {
     let p = partition::email_partition(email, partition_count(partition_count_arg).map_err(js_error)?).map_err(js_error)?;
-    to_js(&EmailPartitionOut {
-        canonical_email: p.canonical_email,
-        hash: p.hash,
-        partition_index: p.index,
-        partition_name: p.partition_name,
-    })
+    to_js(&EmailPartitionOut::from(p))
 }
 
 #[derive(Serialize)]
@@ -173,10 +179,8 @@ pub fn key_partition(
 #[serde(rename_all = "camelCase")]
 struct PlacedProfileOut {
     profile: CustomerProfile,
-    canonical_email: String,
-    hash: u32,
-    partition_index: u32,
-    partition_name: String,
+    #[serde(flatten)]
+    place: EmailPartitionOut,
 }
 
 /// Checks a customer profile, canonicalizes its email and names its partition.
@@ -188,13 +192,7 @@ pub fn place_customer_profile(
     let count = partition_count(partition_count_arg).map_err(js_error)?;
     let input: CustomerProfile = from_js(input, ErrorCode::InvalidArgument, "customer profile")?;
     let (profile, p) = input.place(count).map_err(js_error)?;
-    to_js(&PlacedProfileOut {
-        profile,
-        canonical_email: p.canonical_email,
-        hash: p.hash,
-        partition_index: p.index,
-        partition_name: p.partition_name,
-    })
+    to_js(&PlacedProfileOut { profile, place: p.into() })
 }
 
 #[wasm_bindgen(js_name = partitionName)]
