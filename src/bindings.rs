@@ -1,352 +1,247 @@
-//! The only module that knows JavaScript. It converts arguments, calls the core, and turns
-//! core errors into JS `Error`s carrying a stable `code` (the TypeScript layer rethrows
-//! them as the package's `AttrmapError`).
+//! The only module that knows JavaScript. Every argument is a primitive (a string, a number,
+//! a boolean, bytes or numbers in a typed array) that the TypeScript layer has already checked
+//! for type and size, so no caller object is read, and no caller code runs, while wasm frames
+//! are on the stack. Results are primitives too. Core errors become JS `Error`s carrying a
+//! stable `code`, which the TypeScript layer rethrows as `AttrmapError`.
 
-use js_sys::{BigInt, Object, Reflect};
-use serde::{Deserialize, Serialize};
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
-use crate::chunk::{self, ChunkSize, LogState};
-use crate::error::{out_of_range, Error, ErrorCode};
-use crate::partition::{self, EmailPartition, PartitionCount};
-use crate::profile::CustomerProfile;
-use crate::subscriber::NewSubscriber;
-use crate::token::{self, PageToken, MAX_TOKEN_VALUE};
+use crate::chunk::Log;
+use crate::error::{Error, Result};
+use crate::layout::{whole_number, ChunkSize, KeyRule, PartitionCount, Segments, FIRST_LAYOUT_VERSION, MAX_SEQUENCE};
+use crate::{chunk, email, fnv, layout, partition, subscriber, token};
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
-/** Where one email lives. */
-export interface EmailPartition {
-  canonicalEmail: string;
-  /** 32-bit FNV-1a of the canonical email, unsigned. */
-  hash: number;
-  partitionIndex: number;
-  partitionName: string;
-}
-/** Where one canonical key lives. */
-export interface KeyPartition {
-  hash: number;
-  partitionIndex: number;
-  partitionName: string;
-}
-/** A customer profile as stored: emailAddress is canonical. */
-export interface CustomerProfile {
-  emailAddress: string;
-  fullName: string;
-  companyName: string;
-  customerTier: string;
-}
-/** A profile ready to store, and where. */
-export interface PlacedCustomerProfile extends EmailPartition {
-  profile: CustomerProfile;
-}
-/** The chunked log's state record. */
-export interface LogState {
-  nextSequence: number;
-  latestArchivedChunkToken: string;
-}
-export interface NewSubscriber {
-  subscriberId: string;
-  deliveryAddress: string;
-}
-export interface Subscriber {
-  sequence: number;
-  subscriberId: string;
-  deliveryAddress: string;
-}
-/** A record of a generic chunked log. */
-export interface LogRecord<V = unknown> {
-  sequence: number;
-  value: V;
-}
-/** Every write of one append call; store them in one transaction. */
-export interface LogAppend<R> {
-  /** The new records, oldest first. */
-  records: R[];
-  current: R[];
-  /** Chunks that filled up, oldest first, each to be stored under its token. */
-  archived: { token: string; records: R[] }[];
-  state: LogState;
-}
-export interface LogPage<R> {
-  /** "current" or the 20-digit token of the page. */
-  pageToken: string;
-  /** Newest first. */
-  records: R[];
-  /** Token of the next older page, or "" when this is the oldest. */
-  nextPageToken: string;
-}
-"#;
+/// The longest string (in UTF-16 code units) the TypeScript layer lets cross into wasm. Its
+/// UTF-8 copy needs up to three bytes a unit, so one crossing never asks for more than 12 MiB.
+pub const MAX_TEXT_LENGTH: u32 = 1 << 22;
 
-fn js_error(e: Error) -> JsValue {
-    let err = js_sys::Error::new(&e.message);
-    // Setting a data property on a fresh Error cannot fail.
-    let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
-    err.into()
-}
-
-type JsResult<T> = Result<T, JsValue>;
-
-fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
-    // json_compatible: `None` becomes null and maps become plain objects.
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| js_error(Error::new(ErrorCode::InvalidArgument, e.to_string())))
-}
-
-fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue, code: ErrorCode, what: &str) -> JsResult<T> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| {
-        let detail: String = js_sys::Error::from(JsValue::from(e)).message().into();
-        js_error(Error::new(code, format!("{what}: {detail}")))
-    })
-}
-
-/// A whole number from 1 to u32::MAX, or the default when absent.
-fn count_arg(name: &str, value: Option<f64>, default: u32) -> Result<u32, Error> {
-    match value {
-        None => Ok(default),
-        Some(v) if v.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&v) => Ok(v as u32),
-        Some(v) => Err(out_of_range(name, u32::MAX, v)),
+impl From<Error> for JsValue {
+    fn from(e: Error) -> JsValue {
+        let err = js_sys::Error::new(&e.message);
+        // Setting a data property on a fresh Error cannot fail.
+        let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
+        err.into()
     }
 }
 
-fn partition_count(value: Option<f64>) -> Result<PartitionCount, Error> {
-    PartitionCount::new(count_arg("partitionCount", value, partition::DEFAULT_PARTITION_COUNT)?)
+#[wasm_bindgen(js_name = maxTextLength)]
+pub fn max_text_length() -> u32 {
+    MAX_TEXT_LENGTH
 }
 
-fn chunk_size(value: Option<f64>) -> Result<ChunkSize, Error> {
-    ChunkSize::new(count_arg("chunkSize", value, chunk::DEFAULT_CHUNK_SIZE)?)
-}
+// ---- keys and partitions ----------------------------------------------------------------
 
 #[wasm_bindgen(js_name = canonicalEmailAddress)]
-pub fn canonical_email_address(email: &str) -> JsResult<String> {
-    crate::email::canonical_email_address(email).map_err(js_error)
+pub fn canonical_email_address(email: &str) -> Result<String> {
+    email::canonical_email_address(email)
 }
 
-#[wasm_bindgen(js_name = fnv1a32)]
-pub fn fnv1a32(bytes: &[u8]) -> u32 {
-    crate::fnv::fnv1a32(bytes)
+/// FNV-1a of a key's UTF-8 bytes.
+#[wasm_bindgen(js_name = keyHash)]
+pub fn key_hash(key: &str) -> u32 {
+    fnv::fnv1a32(key.as_bytes())
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct EmailPartitionOut {
-    canonical_email: String,
-    hash: u32,
-    partition_index: u32,
-    partition_name: String,
+#[wasm_bindgen(js_name = fnvOffsetBasis)]
+pub fn fnv_offset_basis() -> u32 {
+    fnv::OFFSET_BASIS
 }
 
-impl From<EmailPartition> for EmailPartitionOut {
-    fn from(p: EmailPartition) -> Self {
-        EmailPartitionOut {
-            canonical_email: p.canonical_email,
-            hash: p.hash,
-            partition_index: p.index,
-            partition_name: p.partition_name,
-        }
-    }
+/// Continues a hash over one piece of a long input (the caller bounds each piece).
+#[wasm_bindgen(js_name = fnv1a32Continue)]
+pub fn fnv1a32_continue(hash: u32, bytes: &[u8]) -> u32 {
+    fnv::fnv1a32_continue(hash, bytes)
 }
 
-#[wasm_bindgen(js_name = emailPartition, unchecked_return_type = "EmailPartition")]
-pub fn email_partition(
-    email: &str,
-    #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
-) -> JsResult<JsValue> {
-    let p = partition::email_partition(email, partition_count(partition_count_arg).map_err(js_error)?).map_err(js_error)?;
-    to_js(&EmailPartitionOut::from(p))
+/// The partition index of `key` under the email rule (`email`) or as it is, plus 2^32 when
+/// the email rule changed the key (the caller then asks for the canonical form).
+#[wasm_bindgen(js_name = placeKey)]
+pub fn place_key(key: &str, email: bool, #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<f64> {
+    let rule = if email { KeyRule::Email } else { KeyRule::Exact };
+    let (canonical, index) = partition::place_key(key, &rule, PartitionCount::from_number(count)?)?;
+    let changed = if canonical == key { 0.0 } else { 4_294_967_296.0 };
+    Ok(f64::from(index) + changed)
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct KeyPartitionOut {
-    hash: u32,
-    partition_index: u32,
-    partition_name: String,
+/// The partition count to use: the default for `undefined`, else the caller's, checked.
+#[wasm_bindgen(js_name = resolvePartitionCount)]
+pub fn resolve_partition_count(count: Option<f64>) -> Result<u32> {
+    count.map_or(Ok(PartitionCount::default()), PartitionCount::from_number).map(PartitionCount::get)
 }
 
-/// The partition of a key that the caller has already canonicalized.
-#[wasm_bindgen(js_name = keyPartition, unchecked_return_type = "KeyPartition")]
-pub fn key_partition(
-    #[wasm_bindgen(js_name = canonicalKey)] canonical_key: &str,
-    #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
-) -> JsResult<JsValue> {
-    let p = partition::key_partition(canonical_key, partition_count(partition_count_arg).map_err(js_error)?);
-    to_js(&KeyPartitionOut { hash: p.hash, partition_index: p.index, partition_name: p.partition_name })
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PlacedProfileOut {
-    profile: CustomerProfile,
-    #[serde(flatten)]
-    place: EmailPartitionOut,
-}
-
-/// Checks a customer profile, canonicalizes its email and names its partition.
-#[wasm_bindgen(js_name = placeCustomerProfile, unchecked_return_type = "PlacedCustomerProfile")]
-pub fn place_customer_profile(
-    #[wasm_bindgen(unchecked_param_type = "Partial<CustomerProfile>")] input: JsValue,
-    #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
-) -> JsResult<JsValue> {
-    let count = partition_count(partition_count_arg).map_err(js_error)?;
-    let input: CustomerProfile = from_js(input, ErrorCode::InvalidArgument, "customer profile")?;
-    let (profile, p) = input.place(count).map_err(js_error)?;
-    to_js(&PlacedProfileOut { profile, place: p.into() })
+/// The chunk size to use: the default for `undefined`, else the caller's, checked.
+#[wasm_bindgen(js_name = resolveChunkSize)]
+pub fn resolve_chunk_size(size: Option<f64>) -> Result<u32> {
+    size.map_or(Ok(ChunkSize::default()), ChunkSize::from_number).map(ChunkSize::get)
 }
 
 #[wasm_bindgen(js_name = partitionName)]
-pub fn partition_name(
-    index: f64,
-    #[wasm_bindgen(js_name = partitionCount)] partition_count_arg: Option<f64>,
-) -> JsResult<String> {
-    let count = partition_count(partition_count_arg).map_err(js_error)?;
-    let max = count.get() - 1;
-    if index.fract() != 0.0 || !(0.0..=f64::from(max)).contains(&index) {
-        let msg = format!("partition index must be an integer from 0 to {max}, got {index}");
-        return Err(js_error(Error::new(ErrorCode::InvalidArgument, msg)));
-    }
+pub fn partition_name(index: f64, #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<String> {
+    let count = PartitionCount::from_number(count)?;
+    let index = whole_number("partition index", index, 0, u64::from(count.get() - 1))?;
     Ok(count.name_of(index as u32))
 }
 
+/// The index a partition name stands for under `count`, or `undefined` if it is not one.
+#[wasm_bindgen(js_name = partitionIndexOfName)]
+pub fn partition_index_of_name(name: &str, #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<Option<u32>> {
+    Ok(PartitionCount::from_number(count)?.index_of_name(name))
+}
+
+/// The built-in key rules' names, then the name stored for an unnamed canonicalizer:
+/// `["exact", "email", "custom"]`.
+#[wasm_bindgen(js_name = keyRuleNames)]
+pub fn key_rule_names() -> Vec<String> {
+    [KeyRule::EXACT, KeyRule::EMAIL, KeyRule::CUSTOM].map(String::from).to_vec()
+}
+
+/// Checks a stored layout version: an integer from 1 (`FIRST_LAYOUT_VERSION`) up.
+#[wasm_bindgen(js_name = checkLayoutVersion)]
+pub fn check_layout_version(version: f64) -> Result<()> {
+    whole_number("layoutVersion", version, FIRST_LAYOUT_VERSION, MAX_SEQUENCE).map(|_| ())
+}
+
+/// Checks a key rule's name: built in (`custom` false) or the caller's own.
+#[wasm_bindgen(js_name = checkKeyRule)]
+pub fn check_key_rule(name: &str, custom: bool) -> Result<()> {
+    KeyRule::from_name(name, custom).map(|_| ())
+}
+
+// ---- page tokens ---------------------------------------------------------------------
+
+fn segments(flat: &[f64]) -> Result<Segments> {
+    Segments::from_numbers(flat)
+}
+
+/// The name of a log's mutable chunk, and the page token that means it: `current`.
+#[wasm_bindgen(js_name = currentToken)]
+pub fn current_token() -> String {
+    token::CURRENT.to_string()
+}
+
+/// Whether `token` means `current` (true) or an archived chunk (false) under `segments`
+/// (`[from, size, ...]`); throws `invalid_page_token` otherwise.
 #[wasm_bindgen(js_name = validatePageToken)]
-pub fn validate_page_token(token: &str, #[wasm_bindgen(js_name = chunkSize)] chunk_size_arg: Option<f64>) -> JsResult<String> {
-    let size = chunk_size(chunk_size_arg).map_err(js_error)?;
-    token::validate_page_token(token, size).map(PageToken::to_token_string).map_err(js_error)
+pub fn validate_page_token(page_token: &str, segments_flat: &[f64]) -> Result<bool> {
+    Ok(token::validate_page_token(page_token, &segments(segments_flat)?)? == token::PageToken::Current)
 }
 
-/// Accepts a safe-integer number or a bigint, so every 20-digit value can be formatted.
+/// The 20-digit token of the chunk starting at a safe-integer sequence.
 #[wasm_bindgen(js_name = archiveChunkToken)]
-pub fn archive_chunk_token(
-    #[wasm_bindgen(js_name = firstSequence, unchecked_param_type = "number | bigint")] first_sequence: JsValue,
-) -> JsResult<String> {
-    let value: u128 = if let Some(n) = first_sequence.as_f64() {
-        if n.fract() != 0.0 || n.abs() > chunk::MAX_SEQUENCE as f64 {
-            let msg = format!("firstSequence must be a safe integer or a bigint, got {n}");
-            return Err(js_error(Error::new(ErrorCode::InvalidArgument, msg)));
-        }
-        if n < 1.0 {
-            return Err(js_error(out_of_range("firstSequence", MAX_TOKEN_VALUE, n)));
-        }
-        n as u128
-    } else if first_sequence.is_bigint() {
-        let text: String = BigInt::from(first_sequence).to_string(10).map(String::from).unwrap_or_default();
-        text.parse().map_err(|_| js_error(out_of_range("firstSequence", MAX_TOKEN_VALUE, &text)))?
-    } else {
-        let msg = "firstSequence must be a number or a bigint";
-        return Err(js_error(Error::new(ErrorCode::InvalidArgument, msg)));
+pub fn archive_chunk_token(first_sequence: f64) -> Result<String> {
+    let first = whole_number("firstSequence", first_sequence, 1, MAX_SEQUENCE)?;
+    token::archive_chunk_token(u128::from(first))
+}
+
+/// The 20-digit token of the chunk starting at a sequence written in decimal (a bigint).
+#[wasm_bindgen(js_name = archiveChunkTokenOfDecimal)]
+pub fn archive_chunk_token_of_decimal(digits: &str) -> Result<String> {
+    token::archive_chunk_token_of_decimal(digits)
+}
+
+// ---- the chunked log -----------------------------------------------------------------
+//
+// A log's bookkeeping crosses as `book` = [nextSequence, retainedFrom, from, size, from,
+// size, ...] plus its latest archived chunk token; it is checked on every call, and any
+// inconsistency is `corrupt_data` (the caller read it from storage).
+
+fn log(book: &[f64], latest: &str) -> Result<Log> {
+    let [next, retained, flat @ ..] = book else {
+        return Err(Error::corrupt("the log's bookkeeping is incomplete"));
     };
-    token::archive_chunk_token(value).map_err(js_error)
+    let stored = |e: Error| e.as_corrupt("the stored layout");
+    let segments = segments(flat).map_err(stored)?;
+    let next_sequence = whole_number("nextSequence", *next, 1, MAX_SEQUENCE + 1).map_err(stored)?;
+    let retained_from = whole_number("retainedFrom", *retained, 1, MAX_SEQUENCE + 1).map_err(stored)?;
+    let state = chunk::LogState { next_sequence, latest_archived_chunk_token: latest.to_string() };
+    Log::checked(segments, state, retained_from)
 }
 
-/// A JS value carried through the core untouched (records of a generic log).
-#[derive(Clone, Serialize, Deserialize)]
-#[serde(transparent)]
-struct Js(#[serde(with = "serde_wasm_bindgen::preserve")] JsValue);
-
-fn log_state(state: JsValue) -> JsResult<LogState> {
-    Ok(from_js::<Option<LogState>>(state, ErrorCode::CorruptData, "stored log state")?.unwrap_or_default())
+/// Checks a log's bookkeeping; returns `[currentFirst, currentLength, retainedCount]`.
+#[wasm_bindgen(js_name = checkLog)]
+pub fn check_log(book: &[f64], latest: &str) -> Result<Vec<f64>> {
+    let log = log(book, latest)?;
+    Ok(vec![log.current_first() as f64, log.current_len() as f64, log.count() as f64])
 }
 
-fn stored_chunk<R: for<'de> Deserialize<'de>>(chunk: JsValue) -> JsResult<Option<Vec<R>>> {
-    from_js(chunk, ErrorCode::CorruptData, "stored chunk")
+/// The writes of appending `count` records to a `current` of `current_len`:
+/// `[firstSequence, nextSequence, cutFirst, cutLength, ...]`, one pair per chunk to archive,
+/// cut from `current` followed by the new records.
+#[wasm_bindgen(js_name = appendPlan)]
+pub fn append_plan(book: &[f64], latest: &str, current_len: f64, count: f64) -> Result<Vec<f64>> {
+    let log = log(book, latest)?;
+    let current_len = whole_number("current length", current_len, 0, MAX_SEQUENCE)?;
+    let count = whole_number("record count", count, 0, MAX_SEQUENCE)?;
+    let plan = log.plan_append(current_len, count)?;
+    let mut out = vec![plan.first_sequence as f64, plan.state.next_sequence as f64];
+    out.extend(plan.archived.iter().flat_map(|c| [c.first as f64, c.len as f64]));
+    Ok(out)
 }
 
-#[derive(Serialize)]
-struct ArchivedOut<R> {
-    token: String,
-    records: Vec<R>,
-}
-
-#[derive(Serialize)]
-struct AppendOut<R> {
-    records: Vec<R>,
-    current: Vec<R>,
-    archived: Vec<ArchivedOut<R>>,
-    state: LogState,
-}
-
-/// Runs the core's append over JS arguments; the same path serves every record type.
-fn append_js<T, R: Serialize + Clone + for<'de> Deserialize<'de>>(
-    state: JsValue,
-    current: JsValue,
-    items: Vec<T>,
-    chunk_size_arg: Option<f64>,
-    make: impl FnMut(u64, T) -> R,
-) -> JsResult<JsValue> {
-    let size = chunk_size(chunk_size_arg).map_err(js_error)?;
-    let state = log_state(state)?;
-    let current: Vec<R> = stored_chunk(current)?.unwrap_or_default();
-    let a = chunk::append(size, &state, current, items, make).map_err(js_error)?;
-    // The new records are the last `count` of the archived chunks and current, in order.
-    let all = a.archived.iter().flat_map(|c| c.records.iter()).chain(a.current.iter());
-    let total = a.archived.iter().map(|c| c.records.len()).sum::<usize>() + a.current.len();
-    let records = all.skip(total - a.count as usize).cloned().collect();
-    to_js(&AppendOut {
-        records,
-        current: a.current,
-        archived: a.archived.into_iter().map(|c| ArchivedOut { token: c.token, records: c.records }).collect(),
-        state: a.state,
-    })
-}
-
-/// Register steps of the subscriber archive: validates every input, then returns every
-/// write to make. Nothing is returned if any input is invalid.
-#[wasm_bindgen(js_name = appendSubscribers, unchecked_return_type = "LogAppend<Subscriber>")]
-pub fn append_subscribers(
-    #[wasm_bindgen(unchecked_param_type = "LogState | undefined")] state: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Subscriber[] | undefined")] current: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "NewSubscriber[]")] inputs: JsValue,
-    #[wasm_bindgen(js_name = chunkSize)] chunk_size_arg: Option<f64>,
-) -> JsResult<JsValue> {
-    let inputs: Vec<NewSubscriber> = from_js(inputs, ErrorCode::InvalidArgument, "subscriber")?;
-    for input in &inputs {
-        input.validate().map_err(js_error)?;
+/// Checks the chunk read for `page_token` (`present`: it was stored; `sequences`: its
+/// records' sequences, oldest first) and returns the token of the next older page.
+/// A valid token whose chunk is not retained, or was not stored, is `not_found`.
+#[wasm_bindgen(js_name = pageNext)]
+pub fn page_next(book: &[f64], latest: &str, page_token: &str, present: bool, sequences: &[f64], noun: &str) -> Result<String> {
+    let log = log(book, latest)?;
+    let (first, is_current) = match token::validate_page_token(page_token, &log.segments)? {
+        token::PageToken::Current => (log.current_first(), true),
+        token::PageToken::Archived(value) => match log.archived_chunk(value) {
+            Some(first) if present => (first, false),
+            _ => return Err(chunk::page_not_found(noun, page_token)),
+        },
+    };
+    let corrupt = |e: Error| e.as_corrupt(&format!("{noun} page \"{}\"", layout::clip(page_token)));
+    if present {
+        log.check_chunk(first, is_current, sequences).map_err(corrupt)?;
+    } else if log.current_len() != 0 {
+        return Err(corrupt(Error::corrupt("it is missing but the state says it holds records")));
     }
-    append_js(state, current, inputs, chunk_size_arg, |seq, input| input.with_sequence(seq))
+    Ok(log.older_token(first))
 }
 
-/// Appends to a generic chunked log: each value is stored as `{sequence, value}`.
-#[wasm_bindgen(js_name = appendLogRecords, unchecked_return_type = "LogAppend<LogRecord>")]
-pub fn append_log_records(
-    #[wasm_bindgen(unchecked_param_type = "LogState | undefined")] state: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "LogRecord[] | undefined")] current: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "unknown[]")] values: Vec<JsValue>,
-    #[wasm_bindgen(js_name = chunkSize)] chunk_size_arg: Option<f64>,
-) -> JsResult<JsValue> {
-    append_js(state, current, values, chunk_size_arg, |seq, value| {
-        let record = Object::new();
-        // Setting data properties on a fresh plain object cannot fail.
-        let _ = Reflect::set(&record, &JsValue::from_str("sequence"), &JsValue::from_f64(seq as f64));
-        let _ = Reflect::set(&record, &JsValue::from_str("value"), &value);
-        Js(record.into())
+/// The token of the page holding `sequence` (the oldest retained one for a dropped sequence),
+/// or `""` past the newest record.
+#[wasm_bindgen(js_name = pageOfSequence)]
+pub fn page_of_sequence(book: &[f64], latest: &str, sequence: f64) -> Result<String> {
+    let log = log(book, latest)?;
+    let sequence = whole_number("sequence", sequence, 1, MAX_SEQUENCE + 1)?;
+    Ok(match log.page_of_sequence(sequence) {
+        None => String::new(),
+        Some(chunk::PageOf::Current) => token::CURRENT.to_string(),
+        Some(chunk::PageOf::Archived(first)) => token::archive_chunk_token(u128::from(first))?,
     })
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PageOut<R> {
-    page_token: String,
-    records: Vec<R>,
-    next_page_token: String,
+/// `changeChunkSize`: `[changed, cutFirst, cutLength, from, size, ...]` where `changed` is 0
+/// when `size` is already in force, a cut of length 0 means `current` was empty, and the
+/// rest are the new segments.
+#[wasm_bindgen(js_name = chunkSizeChange)]
+pub fn chunk_size_change(book: &[f64], latest: &str, current_len: f64, size: f64) -> Result<Vec<f64>> {
+    let log = log(book, latest)?;
+    let size = ChunkSize::from_number(size)?;
+    let current_len = whole_number("current length", current_len, 0, MAX_SEQUENCE)?;
+    let (changed, cut) = log.change_chunk_size(current_len, size)?;
+    let mut out = vec![if changed == log { 0.0 } else { 1.0 }];
+    out.extend(cut.map_or([0.0, 0.0], |c| [c.first as f64, c.len as f64]));
+    out.extend(changed.segments.to_numbers());
+    Ok(out)
 }
 
-fn sequence_of(record: &Js) -> Option<u64> {
-    let n = Reflect::get(&record.0, &JsValue::from_str("sequence")).ok()?.as_f64()?;
-    (n.fract() == 0.0 && (1.0..=chunk::MAX_SEQUENCE as f64).contains(&n)).then_some(n as u64)
+/// Retention: `[retainedFrom, droppedChunks, previousRetainedFrom]` for dropping the archives
+/// older than `page_token`.
+#[wasm_bindgen(js_name = dropPlan)]
+pub fn drop_plan(book: &[f64], latest: &str, page_token: &str, noun: &str) -> Result<Vec<f64>> {
+    let log = log(book, latest)?;
+    let (after, dropped) = log.drop_archives_before(page_token, noun)?;
+    Ok(vec![after.retained_from as f64, dropped as f64, log.retained_from as f64])
 }
 
-/// Assembles the page for `token` from the one chunk read for it (`undefined` when not
-/// stored), records newest first. `noun` names the records in the not-found message.
-#[wasm_bindgen(js_name = logPage, unchecked_return_type = "LogPage<unknown>")]
-pub fn log_page(
-    token: &str,
-    #[wasm_bindgen(unchecked_param_type = "{ sequence: number }[] | undefined")] chunk: JsValue,
-    #[wasm_bindgen(js_name = chunkSize)] chunk_size_arg: Option<f64>,
-    noun: &str,
-) -> JsResult<JsValue> {
-    let size = chunk_size(chunk_size_arg).map_err(js_error)?;
-    let token = token::validate_page_token(token, size).map_err(js_error)?;
-    let p = chunk::page(size, token, stored_chunk::<Js>(chunk)?, sequence_of, noun).map_err(js_error)?;
-    to_js(&PageOut { page_token: p.page_token, records: p.records, next_page_token: p.next_page_token })
+// ---- records ---------------------------------------------------------------------------
+
+/// SPEC's required fields of a registration, from the lengths of its two strings.
+#[wasm_bindgen(js_name = checkSubscriberFields)]
+pub fn check_subscriber_fields(subscriber_id_len: f64, delivery_address_len: f64) -> Result<()> {
+    subscriber::check_required(subscriber_id_len as usize, delivery_address_len as usize)
 }

@@ -1,5 +1,5 @@
 //! Errors with stable codes. The code is the contract callers branch on; the message is
-//! the exact text SPEC.md gives, so every SDK reports the same words.
+//! the exact text SPEC.md gives where it gives one, so every SDK reports the same words.
 
 use std::fmt;
 
@@ -9,9 +9,9 @@ pub enum ErrorCode {
     InvalidEmail,
     /// A page token that is neither `current` nor a chunk boundary of 20 digits.
     InvalidPageToken,
-    /// A required field is empty or an argument is out of range.
+    /// A required field is empty, or an argument has the wrong type or is out of range.
     InvalidArgument,
-    /// A valid name whose instance was never written.
+    /// A valid name whose instance was never written (or was dropped).
     NotFound,
     /// The next sequence would pass 2^53 - 1, the largest JavaScript-safe integer.
     SequenceExhausted,
@@ -51,11 +51,20 @@ impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Error { code, message: message.into() }
     }
-}
 
-/// The one wording for a numeric argument outside its range, wherever it is checked.
-pub fn out_of_range(name: &str, max: impl fmt::Display, got: impl fmt::Display) -> Error {
-    Error::new(ErrorCode::InvalidArgument, format!("{name} must be an integer from 1 to {max}, got {got}"))
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::InvalidArgument, message)
+    }
+
+    pub fn corrupt(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::CorruptData, message)
+    }
+
+    /// The same failure reported as stored data that is wrong rather than a bad argument:
+    /// a value read back from storage was checked with the rule a caller's value meets.
+    pub fn as_corrupt(self, what: &str) -> Self {
+        Error::corrupt(format!("{what}: {}", self.message))
+    }
 }
 
 impl fmt::Display for Error {
@@ -85,5 +94,12 @@ mod tests {
     fn display_names_code_and_message() {
         let e = Error::new(ErrorCode::NotFound, "gone");
         assert_eq!(e.to_string(), "not_found: gone");
+    }
+
+    #[test]
+    fn as_corrupt_keeps_the_reason() {
+        let e = Error::invalid_argument("chunkSize must be an integer from 1 to 4294967295, got 0").as_corrupt("log \"a\"");
+        assert_eq!(e.code, ErrorCode::CorruptData);
+        assert_eq!(e.message, "log \"a\": chunkSize must be an integer from 1 to 4294967295, got 0");
     }
 }

@@ -5,7 +5,13 @@ pub const PRIME: u32 = 0x0100_0193;
 
 /// FNV-1a over `bytes`: xor each byte in, then multiply by the prime, wrapping at 2^32.
 pub fn fnv1a32(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(OFFSET_BASIS, |hash, &b| (hash ^ u32::from(b)).wrapping_mul(PRIME))
+    fnv1a32_continue(OFFSET_BASIS, bytes)
+}
+
+/// FNV-1a of the bytes hashed so far (`hash`) followed by `bytes`: a long input can be
+/// hashed in pieces, each piece continuing from the hash of the ones before.
+pub fn fnv1a32_continue(hash: u32, bytes: &[u8]) -> u32 {
+    bytes.iter().fold(hash, |hash, &b| (hash ^ u32::from(b)).wrapping_mul(PRIME))
 }
 
 #[cfg(test)]
@@ -20,6 +26,13 @@ mod tests {
         assert_eq!(fnv1a32(b"foobar"), 0xbf9cf968);
         assert_eq!(fnv1a32(b"\0"), 0x050c5d1f);
         assert_eq!(fnv1a32(b"foobar\0"), 0x0c1c9eb8);
+    }
+
+    #[test]
+    fn hashing_in_pieces_gives_the_same_hash() {
+        let whole = fnv1a32(b"foobar");
+        assert_eq!(fnv1a32_continue(fnv1a32(b"foo"), b"bar"), whole);
+        assert_eq!(fnv1a32_continue(fnv1a32(b""), b"foobar"), whole);
     }
 
     #[test]

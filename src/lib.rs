@@ -2,23 +2,29 @@
 //!
 //! The modules below are plain Rust with no JavaScript types; `bindings` is the one
 //! module that speaks `JsValue`, so the rules can be read and tested without a browser.
+//! Each item is re-exported once, here.
 
-pub mod chunk;
-pub mod email;
-pub mod error;
-pub mod fnv;
-pub mod partition;
-pub mod profile;
-pub mod subscriber;
-pub mod token;
+mod chunk;
+mod email;
+mod error;
+mod fnv;
+mod layout;
+mod partition;
+mod profile;
+mod subscriber;
+mod token;
 
 pub mod bindings;
 
-pub use chunk::{append, page, Append, ArchivedChunk, ChunkSize, LogState, Page, DEFAULT_CHUNK_SIZE, MAX_SEQUENCE};
-pub use email::canonical_email_address;
+pub use chunk::{page_not_found, AppendPlan, Cut, Log, LogState, PageOf};
+pub use email::{canonical_email_address, is_trimmed_whitespace};
 pub use error::{Error, ErrorCode, Result};
-pub use fnv::fnv1a32;
-pub use partition::{email_partition, key_partition, EmailPartition, KeyPartition, PartitionCount, DEFAULT_PARTITION_COUNT};
+pub use fnv::{fnv1a32, fnv1a32_continue};
+pub use layout::{
+    clip, describe_number, whole_number, ChunkSize, KeyRule, PartitionCount, Segment, Segments, DEFAULT_CHUNK_SIZE,
+    DEFAULT_PARTITION_COUNT, FIRST_LAYOUT_VERSION, MAX_CHUNK_SIZE, MAX_SEQUENCE, PARTITION_PREFIX,
+};
+pub use partition::{email_partition, key_partition, place_key, EmailPartition, KeyPartition};
 pub use profile::CustomerProfile;
-pub use subscriber::{NewSubscriber, Subscriber};
-pub use token::{archive_chunk_token, validate_page_token, PageToken, CURRENT, MAX_TOKEN_VALUE};
+pub use subscriber::{check_required, NewSubscriber, Subscriber};
+pub use token::{archive_chunk_token, archive_chunk_token_of_decimal, parse_token_digits, validate_page_token, PageToken, CURRENT, MAX_TOKEN_VALUE};

@@ -1,50 +1,11 @@
-//! Placing a key in one of N partition instances: `hash mod N`, named `partition-NNN`.
+//! Placing a key in one of N partition instances: FNV-1a of its canonical bytes, mod N.
+
+use std::borrow::Cow;
 
 use crate::email::canonical_email_address;
-use crate::error::{out_of_range, Result};
+use crate::error::Result;
 use crate::fnv::fnv1a32;
-
-pub const DEFAULT_PARTITION_COUNT: u32 = 1000;
-pub const PARTITION_PREFIX: &str = "partition-";
-
-/// A partition count of at least 1. It is part of the persisted layout: changing it moves
-/// most keys, so callers must store it with the data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PartitionCount(u32);
-
-impl PartitionCount {
-    pub fn new(count: u32) -> Result<Self> {
-        if count == 0 {
-            return Err(out_of_range("partitionCount", u32::MAX, count));
-        }
-        Ok(PartitionCount(count))
-    }
-
-    pub fn get(self) -> u32 {
-        self.0
-    }
-
-    pub fn index_of(self, hash: u32) -> u32 {
-        hash % self.0
-    }
-
-    /// `partition-` + index zero-padded to the width of the largest index, so names sort
-    /// in index order: `partition-000`..`partition-999` for 1000.
-    pub fn name_of(self, index: u32) -> String {
-        let width = decimal_width(self.0 - 1);
-        format!("{PARTITION_PREFIX}{index:0width$}")
-    }
-}
-
-impl Default for PartitionCount {
-    fn default() -> Self {
-        PartitionCount(DEFAULT_PARTITION_COUNT)
-    }
-}
-
-fn decimal_width(n: u32) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
+use crate::layout::{KeyRule, PartitionCount};
 
 /// Where one canonical key lives: its hash, partition index and instance name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,9 +37,24 @@ pub fn email_partition(email: &str, count: PartitionCount) -> Result<EmailPartit
     Ok(EmailPartition { canonical_email, hash, index, partition_name })
 }
 
+/// The canonical form of `key` under a built-in rule (borrowed when it is already canonical)
+/// and its partition index. A custom rule's keys arrive canonical: they are taken as they are.
+pub fn place_key<'k>(key: &'k str, rule: &KeyRule, count: PartitionCount) -> Result<(Cow<'k, str>, u32)> {
+    let canonical = match rule {
+        KeyRule::Email => match canonical_email_address(key)? {
+            c if c == key => Cow::Borrowed(key),
+            c => Cow::Owned(c),
+        },
+        KeyRule::Exact | KeyRule::Custom(_) => Cow::Borrowed(key),
+    };
+    let index = count.index_of(fnv1a32(canonical.as_bytes()));
+    Ok((canonical, index))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     fn place(email: &str) -> (String, u32, String) {
         let p = email_partition(email, PartitionCount::default()).unwrap();
@@ -93,18 +69,6 @@ mod tests {
     }
 
     #[test]
-    fn names_are_padded_to_the_width_of_the_largest_index() {
-        let n = |count, index| PartitionCount::new(count).unwrap().name_of(index);
-        assert_eq!(n(1000, 0), "partition-000");
-        assert_eq!(n(1000, 999), "partition-999");
-        assert_eq!(n(1, 0), "partition-0");
-        assert_eq!(n(10, 9), "partition-9");
-        assert_eq!(n(11, 3), "partition-03");
-        assert_eq!(n(1001, 7), "partition-0007");
-        assert_eq!(n(u32::MAX, 5), "partition-0000000005");
-    }
-
-    #[test]
     fn index_is_hash_mod_count() {
         let c = PartitionCount::new(7).unwrap();
         assert_eq!(c.index_of(u32::MAX), u32::MAX % 7);
@@ -112,14 +76,20 @@ mod tests {
     }
 
     #[test]
-    fn zero_partitions_is_refused() {
-        use crate::error::ErrorCode;
-        assert_eq!(PartitionCount::new(0).unwrap_err().code, ErrorCode::InvalidArgument);
+    fn invalid_email_has_no_partition() {
+        let e = email_partition("  ", PartitionCount::default()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidEmail);
     }
 
     #[test]
-    fn invalid_email_has_no_partition() {
-        let e = email_partition("  ", PartitionCount::default()).unwrap_err();
-        assert_eq!(e.code, crate::error::ErrorCode::InvalidEmail);
+    fn place_key_borrows_canonical_keys_and_applies_the_rule() {
+        let count = PartitionCount::default();
+        let (k, i) = place_key(" Alice@Example.COM ", &KeyRule::Email, count).unwrap();
+        assert_eq!((k.as_ref(), i), ("alice@example.com", 278));
+        assert!(matches!(place_key("alice@example.com", &KeyRule::Email, count).unwrap().0, Cow::Borrowed(_)));
+        let (k, _) = place_key(" Theme ", &KeyRule::Exact, count).unwrap();
+        assert_eq!(k, " Theme ");
+        assert_eq!(place_key(" ", &KeyRule::Email, count).unwrap_err().code, ErrorCode::InvalidEmail);
+        assert_eq!(place_key("", &KeyRule::Exact, count).unwrap().1, 0x811c9dc5 % 1000);
     }
 }

@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::partition::{email_partition, EmailPartition, PartitionCount};
+use crate::layout::PartitionCount;
+use crate::partition::{email_partition, EmailPartition};
 
 /// A profile as stored: `email_address` is canonical. Missing text fields read as empty;
 /// fields that are not part of the profile are dropped.

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 
-/// What a caller registers. Missing fields read as empty so they get the SPEC message.
+/// What a caller registers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NewSubscriber {
@@ -21,15 +21,21 @@ pub struct Subscriber {
     pub delivery_address: String,
 }
 
+/// SPEC's rule for a registration: both fields non-empty, checked in this order. Only the
+/// lengths matter, so a caller's text never has to be copied to decide it.
+pub fn check_required(subscriber_id_len: usize, delivery_address_len: usize) -> Result<()> {
+    if subscriber_id_len == 0 {
+        return Err(Error::invalid_argument("subscriberId is required"));
+    }
+    if delivery_address_len == 0 {
+        return Err(Error::invalid_argument("deliveryAddress is required"));
+    }
+    Ok(())
+}
+
 impl NewSubscriber {
     pub fn validate(&self) -> Result<()> {
-        if self.subscriber_id.is_empty() {
-            return Err(Error::new(ErrorCode::InvalidArgument, "subscriberId is required"));
-        }
-        if self.delivery_address.is_empty() {
-            return Err(Error::new(ErrorCode::InvalidArgument, "deliveryAddress is required"));
-        }
-        Ok(())
+        check_required(self.subscriber_id.len(), self.delivery_address.len())
     }
 
     pub fn with_sequence(self, sequence: u64) -> Subscriber {
@@ -40,6 +46,7 @@ impl NewSubscriber {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn both_fields_are_required_in_order() {

@@ -4,8 +4,8 @@
 //! Token values go up to 99999999999999999999, past u64 (and far past i64 and f64's exact
 //! integers), so they are held as u128: every 20-digit value is checked exactly.
 
-use crate::chunk::ChunkSize;
-use crate::error::{out_of_range, Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
+use crate::layout::{clip, Segments};
 
 pub const CURRENT: &str = "current";
 pub const TOKEN_DIGITS: usize = 20;
@@ -30,26 +30,30 @@ impl PageToken {
     }
 }
 
+/// `invalid page token "<token>"`; a token past 64 characters is cut in the message.
 fn invalid(token: &str) -> Error {
-    Error::new(ErrorCode::InvalidPageToken, format!("invalid page token \"{token}\""))
+    Error::new(ErrorCode::InvalidPageToken, format!("invalid page token \"{}\"", clip(token)))
+}
+
+/// The value of 20 ASCII digits, or None for anything else.
+pub fn parse_token_digits(token: &str) -> Option<u128> {
+    let bytes = token.as_bytes();
+    if bytes.len() != TOKEN_DIGITS || !bytes.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // 20 digits always fit in u128 (max about 1.0e20 < 3.4e38): no overflow is possible.
+    Some(bytes.iter().fold(0u128, |v, &b| v * 10 + u128::from(b - b'0')))
 }
 
 /// `""` and `current` mean the current chunk; anything else must be exactly 20 ASCII
-/// digits naming a chunk boundary: value >= 1 and (value - 1) mod chunk size == 0.
-pub fn validate_page_token(token: &str, chunk_size: ChunkSize) -> Result<PageToken> {
+/// digits naming a chunk boundary of the segment the value falls in.
+pub fn validate_page_token(token: &str, segments: &Segments) -> Result<PageToken> {
     if token.is_empty() || token == CURRENT {
         return Ok(PageToken::Current);
     }
-    let bytes = token.as_bytes();
-    if bytes.len() != TOKEN_DIGITS || !bytes.iter().all(u8::is_ascii_digit) {
-        return Err(invalid(token));
-    }
-    // 20 digits always fit in u128 (max about 1.0e20 < 3.4e38): no overflow is possible.
-    let value = bytes.iter().fold(0u128, |v, &b| v * 10 + u128::from(b - b'0'));
-    if chunk_size.is_boundary(value) {
-        Ok(PageToken::Archived(value))
-    } else {
-        Err(invalid(token))
+    match parse_token_digits(token) {
+        Some(value) if segments.is_boundary(value) => Ok(PageToken::Archived(value)),
+        _ => Err(invalid(token)),
     }
 }
 
@@ -60,17 +64,40 @@ fn format_token(first_sequence: u128) -> String {
 /// The token an archived chunk is stored under: its first sequence as 20 digits.
 pub fn archive_chunk_token(first_sequence: u128) -> Result<String> {
     if first_sequence == 0 || first_sequence > MAX_TOKEN_VALUE {
-        return Err(out_of_range("firstSequence", MAX_TOKEN_VALUE, first_sequence));
+        return Err(Error::invalid_argument(format!(
+            "firstSequence must be an integer from 1 to {MAX_TOKEN_VALUE}, got {first_sequence}"
+        )));
     }
     Ok(format_token(first_sequence))
+}
+
+/// `archive_chunk_token` for a decimal string of any length (a JavaScript bigint's digits).
+pub fn archive_chunk_token_of_decimal(decimal: &str) -> Result<String> {
+    let digits = decimal.strip_prefix('-').unwrap_or(decimal);
+    let value = if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        None
+    } else if digits.len() > TOKEN_DIGITS + 1 || decimal.starts_with('-') {
+        Some(None) // out of range whatever its digits
+    } else {
+        Some(digits.parse::<u128>().ok())
+    };
+    match value {
+        Some(Some(v)) => archive_chunk_token(v),
+        Some(None) => Err(Error::invalid_argument(format!(
+            "firstSequence must be an integer from 1 to {MAX_TOKEN_VALUE}, got {}",
+            clip(decimal)
+        ))),
+        None => Err(Error::invalid_argument(format!("firstSequence must be decimal digits, got \"{}\"", clip(decimal)))),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::{ChunkSize, Segment};
 
     fn check(token: &str) -> Result<PageToken> {
-        validate_page_token(token, ChunkSize::default())
+        validate_page_token(token, &Segments::single(ChunkSize::default()))
     }
 
     #[test]
@@ -114,12 +141,33 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_token_is_not_echoed_whole() {
+        let e = check(&"7".repeat(1 << 20)).unwrap_err();
+        assert_eq!(e.message, format!("invalid page token \"{}... (1048576 characters)\"", "7".repeat(64)));
+    }
+
+    #[test]
     fn boundaries_follow_the_chunk_size() {
-        let seven = ChunkSize::new(7).unwrap();
-        assert_eq!(validate_page_token("00000000000000000008", seven), Ok(PageToken::Archived(8)));
-        assert!(validate_page_token("00000000000000000101", seven).is_err());
-        let one = ChunkSize::new(1).unwrap();
-        assert_eq!(validate_page_token("99999999999999999999", one), Ok(PageToken::Archived(MAX_TOKEN_VALUE)));
+        let seven = Segments::single(ChunkSize::new(7).unwrap());
+        assert_eq!(validate_page_token("00000000000000000008", &seven), Ok(PageToken::Archived(8)));
+        assert!(validate_page_token("00000000000000000101", &seven).is_err());
+        let one = Segments::single(ChunkSize::new(1).unwrap());
+        assert_eq!(validate_page_token("99999999999999999999", &one), Ok(PageToken::Archived(MAX_TOKEN_VALUE)));
+    }
+
+    #[test]
+    fn boundaries_follow_the_segment_a_token_falls_in() {
+        let s = Segments::new(vec![
+            Segment { from_sequence: 1, chunk_size: ChunkSize::new(10).unwrap() },
+            Segment { from_sequence: 26, chunk_size: ChunkSize::new(3).unwrap() },
+        ])
+        .unwrap();
+        for ok in ["00000000000000000021", "00000000000000000026", "00000000000000000029", "99999999999999999998"] {
+            assert!(validate_page_token(ok, &s).is_ok(), "{ok}");
+        }
+        for bad in ["00000000000000000031", "00000000000000000027", "99999999999999999999"] {
+            assert!(validate_page_token(bad, &s).is_err(), "{bad}");
+        }
     }
 
     #[test]
@@ -129,6 +177,14 @@ mod tests {
         assert_eq!(archive_chunk_token(MAX_TOKEN_VALUE).unwrap(), "99999999999999999999");
         assert_eq!(archive_chunk_token(0).unwrap_err().code, ErrorCode::InvalidArgument);
         assert_eq!(archive_chunk_token(MAX_TOKEN_VALUE + 1).unwrap_err().code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn archive_tokens_of_decimal_strings() {
+        assert_eq!(archive_chunk_token_of_decimal("99999999999999999901").unwrap(), "99999999999999999901");
+        for bad in ["0", "-1", "100000000000000000000", &"9".repeat(400), "", "1.5", "1e3", "-"] {
+            assert_eq!(archive_chunk_token_of_decimal(bad).unwrap_err().code, ErrorCode::InvalidArgument, "{bad}");
+        }
     }
 
     #[test]

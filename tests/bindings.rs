@@ -3,38 +3,30 @@
 #![cfg(target_arch = "wasm32")]
 
 use attrmap::bindings;
-use js_sys::{Array, BigInt, Object, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
-fn get(v: &JsValue, key: &str) -> JsValue {
-    Reflect::get(v, &JsValue::from_str(key)).unwrap()
-}
-
 /// The code and message of a thrown value, after checking it is a real `Error`.
-fn failure<T: std::fmt::Debug>(r: Result<T, JsValue>) -> (String, String) {
-    let e = r.expect_err("expected an error");
+fn failure<T: std::fmt::Debug>(r: Result<T, attrmap::Error>) -> (String, String) {
+    let e: JsValue = r.expect_err("expected an error").into();
     let err: &js_sys::Error = e.dyn_ref().expect("thrown value is an Error");
-    (get(&e, "code").as_string().expect("code is a string"), err.message().into())
+    let code = Reflect::get(&e, &JsValue::from_str("code")).unwrap();
+    (code.as_string().expect("code is a string"), err.message().into())
 }
 
-fn obj(pairs: &[(&str, JsValue)]) -> JsValue {
-    let o = Object::new();
-    for (k, v) in pairs {
-        Reflect::set(&o, &JsValue::from_str(k), v).unwrap();
-    }
-    o.into()
-}
+const HUNDRED: [f64; 2] = [1.0, 100.0];
 
 #[wasm_bindgen_test]
-fn email_partition_returns_a_plain_object() {
-    let p = bindings::email_partition(" Alice@Example.COM ", None).unwrap();
-    assert_eq!(get(&p, "canonicalEmail").as_string().unwrap(), "alice@example.com");
-    assert_eq!(get(&p, "hash").as_f64().unwrap(), 2493822278.0);
-    assert_eq!(get(&p, "partitionIndex").as_f64().unwrap(), 278.0);
-    assert_eq!(get(&p, "partitionName").as_string().unwrap(), "partition-278");
-    let q = bindings::email_partition("bob@example.com", Some(16.0)).unwrap();
-    assert_eq!(get(&q, "partitionName").as_string().unwrap(), format!("partition-{:02}", 3055529145u32 % 16));
+fn placing_a_key_gives_its_index_and_whether_the_email_rule_changed_it() {
+    assert_eq!(bindings::place_key(" Alice@Example.COM ", true, 1000.0).unwrap(), 278.0 + 4_294_967_296.0);
+    assert_eq!(bindings::place_key("alice@example.com", true, 1000.0).unwrap(), 278.0);
+    assert_eq!(bindings::place_key(" Alice@Example.COM ", false, 1000.0).unwrap(), f64::from(bindings::key_hash(" Alice@Example.COM ") % 1000));
+    assert_eq!(bindings::key_hash("alice@example.com"), 2493822278);
+    assert_eq!(bindings::canonical_email_address(" Alice@Example.COM ").unwrap(), "alice@example.com");
+    assert_eq!(bindings::partition_name(278.0, 1000.0).unwrap(), "partition-278");
+    assert_eq!(bindings::partition_index_of_name("partition-278", 1000.0).unwrap(), Some(278));
+    assert_eq!(bindings::partition_index_of_name("partition-27", 1000.0).unwrap(), None);
 }
 
 #[wasm_bindgen_test]
@@ -43,12 +35,9 @@ fn errors_are_errors_with_codes_and_spec_messages() {
         failure(bindings::canonical_email_address("\u{a0}")),
         ("invalid_email".into(), "emailAddress must contain only ASCII characters".into())
     );
+    assert_eq!(failure(bindings::place_key(" \u{0b} ", true, 1000.0)), ("invalid_email".into(), "emailAddress is required".into()));
     assert_eq!(
-        failure(bindings::canonical_email_address(" \u{0b} ")),
-        ("invalid_email".into(), "emailAddress is required".into())
-    );
-    assert_eq!(
-        failure(bindings::validate_page_token("00000000000000000100", None)),
+        failure(bindings::validate_page_token("00000000000000000100", &HUNDRED)),
         ("invalid_page_token".into(), "invalid page token \"00000000000000000100\"".into())
     );
 }
@@ -56,132 +45,78 @@ fn errors_are_errors_with_codes_and_spec_messages() {
 #[wasm_bindgen_test]
 fn numeric_arguments_are_checked_not_coerced() {
     for bad in [0.0, -1.0, 1000.5, f64::NAN, f64::INFINITY, 4294967296.0] {
-        assert_eq!(failure(bindings::email_partition("a@b", Some(bad))).0, "invalid_argument", "{bad}");
-        assert_eq!(failure(bindings::validate_page_token("", Some(bad))).0, "invalid_argument", "{bad}");
+        assert_eq!(failure(bindings::place_key("a@b", true, bad)).0, "invalid_argument", "{bad}");
+        assert_eq!(failure(bindings::resolve_partition_count(Some(bad))).0, "invalid_argument", "{bad}");
+        assert_eq!(failure(bindings::resolve_chunk_size(Some(bad))).0, "invalid_argument", "{bad}");
     }
-    assert_eq!(bindings::partition_name(999.0, None).unwrap(), "partition-999");
-    assert_eq!(failure(bindings::partition_name(1000.0, None)).0, "invalid_argument");
-    assert_eq!(failure(bindings::partition_name(-0.5, None)).0, "invalid_argument");
+    assert_eq!(bindings::resolve_partition_count(None).unwrap(), 1000);
+    assert_eq!(bindings::resolve_chunk_size(None).unwrap(), 100);
+    assert_eq!(failure(bindings::resolve_chunk_size(Some(1_000_001.0))).0, "invalid_argument");
+    assert_eq!(failure(bindings::partition_name(1000.0, 1000.0)).0, "invalid_argument");
+    assert_eq!(failure(bindings::partition_name(-0.5, 1000.0)).0, "invalid_argument");
 }
 
 #[wasm_bindgen_test]
-fn archive_tokens_from_numbers_and_bigints() {
-    assert_eq!(bindings::archive_chunk_token(JsValue::from_f64(101.0)).unwrap(), "00000000000000000101");
-    let big = BigInt::new(&JsValue::from_str("99999999999999999901")).unwrap();
-    assert_eq!(bindings::archive_chunk_token(big.into()).unwrap(), "99999999999999999901");
-    let too_big = BigInt::new(&JsValue::from_str("100000000000000000000")).unwrap();
-    assert_eq!(failure(bindings::archive_chunk_token(too_big.into())).0, "invalid_argument");
-    let negative = BigInt::new(&JsValue::from_str("-1")).unwrap();
-    assert_eq!(failure(bindings::archive_chunk_token(negative.into())).0, "invalid_argument");
+fn archive_tokens_from_numbers_and_decimal_digits() {
+    assert_eq!(bindings::archive_chunk_token(101.0).unwrap(), "00000000000000000101");
+    assert_eq!(bindings::archive_chunk_token_of_decimal("99999999999999999901").unwrap(), "99999999999999999901");
+    assert_eq!(failure(bindings::archive_chunk_token_of_decimal("100000000000000000000")).0, "invalid_argument");
+    assert_eq!(failure(bindings::archive_chunk_token_of_decimal("-1")).0, "invalid_argument");
     // Numbers past 2^53 - 1 are not exact: the caller must say what they mean with a bigint.
-    assert_eq!(failure(bindings::archive_chunk_token(JsValue::from_f64(9007199254740993.0))).0, "invalid_argument");
-    assert_eq!(failure(bindings::archive_chunk_token(JsValue::from_str("101"))).0, "invalid_argument");
+    assert_eq!(failure(bindings::archive_chunk_token(9007199254740993.0)).0, "invalid_argument");
+    assert_eq!(failure(bindings::archive_chunk_token(0.0)).0, "invalid_argument");
 }
 
-fn array(items: Vec<JsValue>) -> JsValue {
-    items.into_iter().collect::<Array>().into()
-}
-
-fn sub(i: u32) -> JsValue {
-    obj(&[("subscriberId", format!("s{i}").into()), ("deliveryAddress", "a@b".into())])
+/// `[nextSequence, retainedFrom, 1, size]` for a log of one segment.
+fn book(next: f64, size: f64) -> Vec<f64> {
+    vec![next, 1.0, 1.0, size]
 }
 
 #[wasm_bindgen_test]
-fn append_and_page_through_js_values() {
-    let (mut state, mut current) = (JsValue::UNDEFINED, JsValue::UNDEFINED);
-    let mut archived = vec![];
-    for i in 1..=5 {
-        let step = bindings::append_subscribers(state, current, array(vec![sub(i)]), Some(2.0)).unwrap();
-        let records: Array = get(&step, "records").dyn_into().unwrap();
-        assert_eq!(get(&records.get(0), "sequence").as_f64().unwrap(), f64::from(i));
-        let a: Array = get(&step, "archived").dyn_into().unwrap();
-        archived.extend(a.iter().map(|c| get(&c, "token").as_string().unwrap()));
-        state = get(&step, "state");
-        current = get(&step, "current");
-    }
-    assert_eq!(archived, ["00000000000000000001", "00000000000000000003"]);
-    assert_eq!(get(&state, "latestArchivedChunkToken").as_string().unwrap(), "00000000000000000003");
-    let page = bindings::log_page("", current, Some(2.0), "subscriber").unwrap();
-    assert_eq!(get(&page, "pageToken").as_string().unwrap(), "current");
-    assert_eq!(get(&page, "nextPageToken").as_string().unwrap(), "00000000000000000003");
-    let subs: Array = get(&page, "records").dyn_into().unwrap();
-    assert_eq!(subs.length(), 1);
-    let missing = bindings::log_page("00000000000000000003", JsValue::UNDEFINED, Some(2.0), "subscriber");
-    assert_eq!(failure(missing), ("not_found".into(), "subscriber page \"00000000000000000003\" not found".into()));
+fn append_plans_cut_full_chunks_and_pages_name_the_older_one() {
+    // Seven records into chunks of 3: 1..=3 and 4..=6 archived, 7 in current.
+    assert_eq!(bindings::append_plan(&book(1.0, 3.0), "", 0.0, 7.0).unwrap(), vec![1.0, 8.0, 1.0, 3.0, 4.0, 3.0]);
+    assert_eq!(bindings::check_log(&book(8.0, 3.0), "00000000000000000004").unwrap(), vec![7.0, 1.0, 7.0]);
+    assert_eq!(bindings::page_next(&book(8.0, 3.0), "00000000000000000004", "", true, &[7.0], "subscriber").unwrap(), "00000000000000000004");
+    assert_eq!(
+        bindings::page_next(&book(8.0, 3.0), "00000000000000000004", "00000000000000000004", true, &[4.0, 5.0, 6.0], "s").unwrap(),
+        "00000000000000000001"
+    );
+    let missing = bindings::page_next(&book(8.0, 3.0), "00000000000000000004", "00000000000000000004", false, &[], "subscriber");
+    assert_eq!(failure(missing), ("not_found".into(), "subscriber page \"00000000000000000004\" not found".into()));
+    assert_eq!(bindings::page_of_sequence(&book(8.0, 3.0), "00000000000000000004", 1.0).unwrap(), "00000000000000000001");
+    assert_eq!(bindings::page_of_sequence(&book(8.0, 3.0), "00000000000000000004", 6.0).unwrap(), "00000000000000000004");
+    assert_eq!(bindings::page_of_sequence(&book(8.0, 3.0), "00000000000000000004", 7.0).unwrap(), "current");
+    assert_eq!(bindings::page_of_sequence(&book(8.0, 3.0), "00000000000000000004", 8.0).unwrap(), "");
 }
 
 #[wasm_bindgen_test]
-fn a_batch_returns_its_records_in_order_across_rollovers() {
-    let step = bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, array((1..=7).map(sub).collect()), Some(3.0))
-        .unwrap();
-    let records: Array = get(&step, "records").dyn_into().unwrap();
-    let seqs: Vec<f64> = records.iter().map(|r| get(&r, "sequence").as_f64().unwrap()).collect();
-    assert_eq!(seqs, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
-    let archived: Array = get(&step, "archived").dyn_into().unwrap();
-    assert_eq!(archived.length(), 2);
-    // One bad input refuses the whole batch.
-    let bad = array(vec![sub(1), obj(&[("subscriberId", "x".into())])]);
-    assert_eq!(
-        failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, bad, None)).1,
-        "deliveryAddress is required"
-    );
+fn stored_bookkeeping_and_chunks_that_break_the_rules_are_corrupt() {
+    assert_eq!(failure(bindings::check_log(&book(8.0, 3.0), "")).0, "corrupt_data");
+    assert_eq!(failure(bindings::check_log(&[f64::NAN, 1.0, 1.0, 3.0], "")).0, "corrupt_data");
+    assert_eq!(failure(bindings::check_log(&[1.0, 1.0, 1.0, 0.0], "")).0, "corrupt_data");
+    assert_eq!(failure(bindings::check_log(&[1.0], "")).0, "corrupt_data");
+    assert_eq!(failure(bindings::append_plan(&book(8.0, 3.0), "00000000000000000004", 3.0, 1.0)).0, "corrupt_data");
+    let (code, message) = failure(bindings::page_next(&book(8.0, 3.0), "00000000000000000004", "00000000000000000001", true, &[3.0, 2.0, 1.0], "s"));
+    assert_eq!(code, "corrupt_data");
+    assert!(message.starts_with("s page \"00000000000000000001\": record 0 has sequence 3"), "{message}");
 }
 
 #[wasm_bindgen_test]
-fn generic_log_records_carry_any_value_untouched() {
-    let value = obj(&[("kept", true.into())]);
-    let values = vec![JsValue::from_str("text"), value.clone(), JsValue::NULL];
-    let step = bindings::append_log_records(JsValue::UNDEFINED, JsValue::UNDEFINED, values, Some(2.0)).unwrap();
-    let archived: Array = get(&step, "archived").dyn_into().unwrap();
-    let first_chunk: Array = get(&archived.get(0), "records").dyn_into().unwrap();
-    assert_eq!(get(&first_chunk.get(0), "value").as_string().unwrap(), "text");
-    // The very same object, not a copy.
-    assert!(Object::is(&get(&first_chunk.get(1), "value"), &value));
-    let current = get(&step, "current");
-    let page = bindings::log_page("current", current, Some(2.0), "events").unwrap();
-    assert_eq!(get(&page, "nextPageToken").as_string().unwrap(), "00000000000000000001");
-    let records: Array = get(&page, "records").dyn_into().unwrap();
-    assert!(get(&records.get(0), "value").is_null());
+fn chunk_size_changes_and_retention() {
+    // Five records in chunks of 3: current holds 4, 5; a change to 10 archives it short.
+    let out = bindings::chunk_size_change(&book(6.0, 3.0), "00000000000000000001", 2.0, 10.0).unwrap();
+    assert_eq!(out, vec![1.0, 4.0, 2.0, 1.0, 3.0, 6.0, 10.0]);
+    assert_eq!(bindings::chunk_size_change(&book(6.0, 3.0), "00000000000000000001", 2.0, 3.0).unwrap()[0], 0.0);
+    let after = [6.0, 1.0, 1.0, 3.0, 6.0, 10.0];
+    assert_eq!(bindings::page_next(&after, "00000000000000000004", "00000000000000000004", true, &[4.0, 5.0], "s").unwrap(), "00000000000000000001");
+    assert_eq!(bindings::drop_plan(&after, "00000000000000000004", "00000000000000000004", "s").unwrap(), vec![4.0, 1.0, 1.0]);
+    assert_eq!(failure(bindings::drop_plan(&after, "00000000000000000004", "00000000000000000006", "s")).0, "not_found");
 }
 
 #[wasm_bindgen_test]
-fn profiles_are_placed_with_a_canonical_email() {
-    let input = obj(&[("emailAddress", " Alice@Example.COM ".into()), ("fullName", "<b>Alice</b>".into()), ("extra", 1.into())]);
-    let placed = bindings::place_customer_profile(input, None).unwrap();
-    let profile = get(&placed, "profile");
-    assert_eq!(get(&profile, "emailAddress").as_string().unwrap(), "alice@example.com");
-    assert_eq!(get(&profile, "fullName").as_string().unwrap(), "<b>Alice</b>");
-    assert_eq!(get(&profile, "companyName").as_string().unwrap(), "");
-    assert!(get(&profile, "extra").is_undefined());
-    assert_eq!(get(&placed, "partitionName").as_string().unwrap(), "partition-278");
-    let no_email = obj(&[("fullName", "x".into())]);
-    assert_eq!(
-        failure(bindings::place_customer_profile(no_email, None)),
-        ("invalid_email".into(), "emailAddress is required".into())
-    );
-    let wrong_type = obj(&[("emailAddress", "a@b".into()), ("fullName", 5.into())]);
-    assert_eq!(failure(bindings::place_customer_profile(wrong_type, None)).0, "invalid_argument");
-    let key = bindings::key_partition("alice@example.com", None).unwrap();
-    assert_eq!(get(&key, "partitionName").as_string().unwrap(), "partition-278");
-}
-
-#[wasm_bindgen_test]
-fn bad_input_and_bad_stored_data_are_told_apart() {
-    let missing_id = array(vec![obj(&[("deliveryAddress", "x".into())])]);
-    assert_eq!(
-        failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, missing_id, None)),
-        ("invalid_argument".into(), "subscriberId is required".into())
-    );
-    let wrong_type = array(vec![obj(&[("subscriberId", 5.into()), ("deliveryAddress", "x".into())])]);
-    assert_eq!(
-        failure(bindings::append_subscribers(JsValue::UNDEFINED, JsValue::UNDEFINED, wrong_type, None)).0,
-        "invalid_argument"
-    );
-    let corrupt_state = obj(&[("nextSequence", "one".into())]);
-    assert_eq!(
-        failure(bindings::append_subscribers(corrupt_state, JsValue::UNDEFINED, array(vec![sub(1)]), None)).0,
-        "corrupt_data"
-    );
-    let corrupt_chunk = JsValue::from_str("not an array");
-    assert_eq!(failure(bindings::log_page("current", corrupt_chunk, None, "log")).0, "corrupt_data");
+fn required_subscriber_fields_in_order() {
+    assert_eq!(failure(bindings::check_subscriber_fields(0.0, 0.0)), ("invalid_argument".into(), "subscriberId is required".into()));
+    assert_eq!(failure(bindings::check_subscriber_fields(1.0, 0.0)).1, "deliveryAddress is required");
+    assert!(bindings::check_subscriber_fields(1.0, 1.0).is_ok());
 }
