@@ -1,5 +1,6 @@
 // Sample data: a bulk import with the package's batch writes (the reference API has no bulk
 // endpoint), with progress, and a view of how full the partitions and chunks are.
+import { partitionName } from "./attrmap/dist/index.js";
 import { $, text } from "./dom.js";
 
 const BATCH = 500;
@@ -39,7 +40,9 @@ export async function showFill(store) {
   // Read everything first, then draw, so the view never shows half an update.
   const directory = await store.customerDirectory();
   const archive = await store.subscriberArchive();
-  const [sizes, state] = await Promise.all([directory.map.partitionSizes(), archive.log.state()]);
+  const [stored, state] = await Promise.all([directory.map.partitionSizes(), archive.log.state()]);
+  const count = directory.map.partitionCount;
+  const sizes = Array.from({ length: count }, (_, i) => stored.get(partitionName(i, count)) ?? 0);
   const total = sizes.reduce((a, b) => a + b, 0);
   const max = Math.max(...sizes, 1);
   const canvas = $("fill-chart");

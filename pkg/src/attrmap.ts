@@ -1,20 +1,23 @@
 // The entry point of the storage layer: one IndexedDB database and its lock manager.
+import * as args from "./args.js";
 import { watchChanges, type Change } from "./changes.js";
 import { ChunkedLog, type ChunkedLogOptions } from "./chunked-log.js";
 import type { Context } from "./context.js";
-import { CustomerDirectory } from "./customer-directory.js";
+import { CustomerDirectory, type CustomerDirectoryOptions } from "./customer-directory.js";
 import { AttrmapError } from "./errors.js";
 import { InstanceStore } from "./idb.js";
 import { defaultLocks, type LockManagerLike } from "./locks.js";
 import { PartitionedMap, type PartitionedMapOptions } from "./partitioned-map.js";
-import { SubscriberArchive } from "./subscriber-archive.js";
-import type { LogRecord } from "../wasm/attrmap.js";
+import { valueRecords, type LogRecord } from "./records.js";
+import { SubscriberArchive, type SubscriberArchiveOptions } from "./subscriber-archive.js";
 
 export interface OpenOptions {
   /** IndexedDB database name (default `"attrmap"`). */
   name?: string;
   /** The IndexedDB factory; defaults to `globalThis.indexedDB`. Pass one in Node (e.g. fake-indexeddb). */
   indexedDB?: IDBFactory;
+  /** The `IDBKeyRange` class that goes with `indexedDB`; defaults to `globalThis.IDBKeyRange`. */
+  IDBKeyRange?: typeof IDBKeyRange;
   /**
    * The lock manager; defaults to `navigator.locks`, or where that is missing (Node before
    * 24, insecure contexts) an in-process fallback that serializes writers of this realm only.
@@ -22,41 +25,44 @@ export interface OpenOptions {
   locks?: LockManagerLike;
 }
 
+/** One attrmap database: its maps and logs, and the changes committed to it. Open it with `openAttrmap`. */
 export class Attrmap {
-  private constructor(private readonly ctx: Context) {}
+  /** @internal */
+  constructor(private readonly ctx: Context) {}
 
-  static open(options: OpenOptions = {}): Attrmap {
-    const factory = options.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
-    if (!factory) throw new AttrmapError("invalid_argument", "no IndexedDB here: pass options.indexedDB");
-    return new Attrmap({ store: new InstanceStore(options.name ?? "attrmap", factory), locks: options.locks ?? defaultLocks() });
-  }
-
+  /** The IndexedDB database name. */
   get name(): string {
     return this.ctx.store.name;
   }
 
-  partitionedMap<V>(name: string, options?: PartitionedMapOptions): Promise<PartitionedMap<V>> {
-    return PartitionedMap.open<V>(this.ctx, name, options);
+  /** A generic partitioned map of values of type `V`. */
+  async partitionedMap<V>(name: string, options: PartitionedMapOptions = {}): Promise<PartitionedMap<V>> {
+    return PartitionedMap.open<V>(this.ctx, args.string("name", name), options);
   }
 
-  chunkedLog<V>(name: string, options?: ChunkedLogOptions): Promise<ChunkedLog<V, LogRecord<V>>> {
-    return ChunkedLog.open<V>(this.ctx, name, options);
+  /** A generic chunked log of values of type `V`, stored as `{sequence, value}` records. */
+  async chunkedLog<V>(name: string, options: ChunkedLogOptions = {}): Promise<ChunkedLog<V, LogRecord<V>>> {
+    const log = args.string("name", name);
+    return ChunkedLog.open(this.ctx, log, options, valueRecords<V>(log));
   }
 
-  customerDirectory(options?: { partitionCount?: number; mapName?: string }): Promise<CustomerDirectory> {
+  /** The customer directory of the reference samples (map `CustomerProfilesByEmailPartition`, email keys). */
+  async customerDirectory(options: CustomerDirectoryOptions = {}): Promise<CustomerDirectory> {
     return CustomerDirectory.open(this.ctx, options);
   }
 
-  subscriberArchive(options?: ChunkedLogOptions & { mapName?: string }): Promise<SubscriberArchive> {
+  /** The subscriber archive of the reference samples (log `SubscriberChunks`). */
+  async subscriberArchive(options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
     return SubscriberArchive.open(this.ctx, options);
   }
 
   /**
-   * Calls `listener` after every write that another tab, worker or service worker commits
-   * to this database (through BroadcastChannel). Returns a function that stops listening.
+   * Calls `listener` after every write committed to this database by any context of the
+   * origin (this one included: another tab, a worker, the service worker), with the names
+   * of the instances it changed. Returns a function that stops listening.
    */
   watch(listener: (change: Change) => void): () => void {
-    return watchChanges(this.name, listener);
+    return watchChanges(this.name, args.func<(change: Change) => void>("listener", listener));
   }
 
   /** Closes the database connection; later calls reopen it. */
@@ -65,7 +71,21 @@ export class Attrmap {
   }
 }
 
+function hasMethod(value: unknown, method: string): boolean {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof args.field("options", value, method) === "function";
+}
+
 /** Opens (lazily: the database is opened by the first operation) the attrmap storage of one IndexedDB database. */
 export function openAttrmap(options: OpenOptions = {}): Attrmap {
-  return Attrmap.open(options);
+  const o = args.options("options", options);
+  const name = args.field("options", o, "name");
+  const factory = args.field("options", o, "indexedDB") ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
+  const keyRange = args.field("options", o, "IDBKeyRange") ?? (globalThis as { IDBKeyRange?: typeof IDBKeyRange }).IDBKeyRange;
+  const locks = args.field("options", o, "locks");
+  if (factory === undefined) throw new AttrmapError("invalid_argument", "no IndexedDB here: pass options.indexedDB");
+  if (typeof keyRange !== "function" || !hasMethod(keyRange, "bound")) throw args.invalid(`options.IDBKeyRange must be the IDBKeyRange class of options.indexedDB, got ${args.describeType(keyRange)}`);
+  if (!hasMethod(factory, "open")) throw args.invalid(`options.indexedDB must be an IDBFactory, got ${args.describeType(factory)}`);
+  if (locks !== undefined && !hasMethod(locks, "request")) throw args.invalid(`options.locks must have a request() method, got ${args.describeType(locks)}`);
+  const store = new InstanceStore(name === undefined ? "attrmap" : args.string("options.name", name), factory as IDBFactory, keyRange as typeof IDBKeyRange);
+  return new Attrmap({ store, locks: (locks as LockManagerLike | undefined) ?? defaultLocks() });
 }

@@ -29,10 +29,25 @@ export function openChannel(database: string): BroadcastChannel | undefined {
   return channel;
 }
 
-/** Calls `listener` for every change committed to `database` by another context; returns a function that stops it. */
+/** A message of the channel as a Change, or undefined for anything else posted on it. */
+function asChange(database: string, data: unknown): Change | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
+  const { database: db, map, instances } = data as Record<string, unknown>;
+  const ok = db === database && typeof map === "string" && Array.isArray(instances) && instances.every((i) => typeof i === "string");
+  return ok ? { database, map, instances: [...(instances as string[])] } : undefined;
+}
+
+/**
+ * Calls `listener` for every change committed to `database` by any context of the origin:
+ * this one too, another tab, a worker, the service worker. Malformed messages on the
+ * channel are ignored. Returns a function that stops it.
+ */
 export function watchChanges(database: string, listener: (change: Change) => void): () => void {
   if (!hasBroadcast()) return () => undefined;
   const channel = new BroadcastChannel(channelName(database));
-  channel.onmessage = (event: MessageEvent<Change>) => listener(event.data);
+  channel.onmessage = (event: MessageEvent<unknown>) => {
+    const change = asChange(database, event.data);
+    if (change) listener(change);
+  };
   return () => channel.close();
 }

@@ -1,100 +1,258 @@
 // A sequentially chunked log: appends rewrite only the bounded `current` chunk; a full
 // chunk is archived, immutable, under the 20-digit token of its first sequence. The Rust
-// core decides every write; this file reads and stores them in one transaction.
-import { appendLogRecords, appendSubscribers, logPage, validatePageToken } from "./core.js";
-import type { Context } from "./context.js";
-import { instanceLock } from "./context.js";
+// core decides every write and checks every read; this file reads and stores.
+import * as args from "./args.js";
+import { lockKey, type Context } from "./context.js";
+import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
-import type { MapMeta } from "./idb.js";
-import { checkLayout, openLayout, type Layout } from "./layout.js";
-import { withLocks, type WriteOptions } from "./locks.js";
-import type { LogAppend, LogPage, LogRecord, LogState, NewSubscriber, Subscriber } from "../wasm/attrmap.js";
-
-export const CURRENT = "current";
-export const DEFAULT_CHUNK_SIZE = 100;
-/** The lock taken with `current` by every append, standing for the log's state record. */
-const STATE_LOCK = "state";
+import { corrupt } from "./idb.js";
+import { openChunked, readMeta, type ChunkedMeta, type LogState, type LogView, type Segment } from "./layout.js";
+import { withLocks, writeOptions, type WriteOptions } from "./locks.js";
+import type { RecordKind } from "./records.js";
 
 export interface ChunkedLogOptions {
-  /** Records per chunk, fixed when the log is first written (default 100). */
+  /** Records per chunk of a new log (1 to 1,000,000; default 100). An existing log keeps its own; another size is `layout_mismatch`. */
   chunkSize?: number;
 }
 
-/** One append step of the core: the writes for appending `items` after `state`/`current`. */
-type Step<I, R> = (state: LogState | undefined, current: R[] | undefined, items: I[], chunkSize: number) => LogAppend<R>;
+/** One page of a log. */
+export interface LogPage<R> {
+  /** "current" or the 20-digit token of the page. */
+  pageToken: string;
+  /** Newest first. */
+  records: R[];
+  /** Token of the next older page, or "" when this is the oldest retained one. */
+  nextPageToken: string;
+}
+
+/** The order `records()` walks a log in. */
+export interface RecordsOptions {
+  order?: "newest" | "oldest";
+}
+
+/** A page as read: its chunk oldest first, the log as read with it. */
+interface Read<R> {
+  token: string;
+  chunk: R[];
+  next: string;
+  view: LogView;
+}
 
 export class ChunkedLog<I, R extends { sequence: number }> {
   private constructor(
     private readonly ctx: Context,
     readonly name: string,
-    readonly chunkSize: number,
-    private readonly step: Step<I, R>,
-    private readonly noun: string,
+    private view: LogView,
+    private readonly kind: RecordKind<I, R>,
   ) {}
 
-  /** A log of any values, stored as `{sequence, value}`. */
-  static open<V>(ctx: Context, name: string, options: ChunkedLogOptions = {}): Promise<ChunkedLog<V, LogRecord<V>>> {
-    return ChunkedLog.openWith<V, LogRecord<V>>(ctx, name, options, appendLogRecords, name);
+  /** Opens the log, storing its layout on first use; `layout_mismatch` if it is stored with another chunk size. */
+  static async open<I, R extends { sequence: number }>(ctx: Context, name: string, options: unknown, kind: RecordKind<I, R>): Promise<ChunkedLog<I, R>> {
+    const o = args.options("options", options);
+    const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
+    const chunkSize = size === undefined ? undefined : core.resolveChunkSize(size);
+    const view = await ctx.store.write(name, [], `opening log "${name}"`, ({ meta }) => {
+      const opened = openChunked(name, meta, chunkSize);
+      return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
+    });
+    return new ChunkedLog(ctx, name, view, kind);
   }
 
-  /** The subscriber archive's log: `{sequence, subscriberId, deliveryAddress}` records. */
-  static openSubscribers(ctx: Context, name: string, options: ChunkedLogOptions = {}): Promise<ChunkedLog<NewSubscriber, Subscriber>> {
-    return ChunkedLog.openWith(ctx, name, options, appendSubscribers, "subscriber");
+  /** Records per chunk for new archives (the size in force, as this object last saw it). */
+  get chunkSize(): number {
+    return this.view.meta.segments.at(-1)!.chunkSize;
   }
 
-  private static async openWith<I, R extends { sequence: number }>(ctx: Context, name: string, options: ChunkedLogOptions, step: Step<I, R>, noun: string): Promise<ChunkedLog<I, R>> {
-    const log = new ChunkedLog(ctx, name, options.chunkSize ?? DEFAULT_CHUNK_SIZE, step, noun);
-    validatePageToken(CURRENT, log.chunkSize); // checks the chunk size before anything is stored
-    await openLayout(ctx.store, name, log.layout);
-    return log;
+  /** The chunk sizes over the log's life, oldest first. */
+  get segments(): Segment[] {
+    return this.view.meta.segments.map((s) => ({ ...s }));
   }
 
-  private get layout(): Layout {
-    return { kind: "chunked", chunkSize: this.chunkSize };
+  /** 1 for a new log, one more after each chunk-size change. */
+  get layoutVersion(): number {
+    return this.view.meta.layoutVersion;
   }
 
-  /** Appends one record and returns it with its sequence. */
-  async append(item: I, options: WriteOptions = {}): Promise<R> {
-    const [record] = await this.appendMany([item], options);
-    return record!;
+  /** The log's metadata as read now; a record that went missing reads as a new log of the size in force. */
+  private adopt(raw: unknown): LogView {
+    const stored = readMeta(this.name, raw);
+    if (stored !== undefined && !("meta" in stored)) throw new AttrmapError("layout_mismatch", `map "${this.name}" is now stored as a partitioned map`);
+    return (this.view = stored ?? openChunked(this.name, undefined, this.chunkSize).view);
   }
 
-  /**
-   * Appends records in order, in one transaction under one pair of locks; chunks that fill
-   * up on the way are archived in the same transaction. All or nothing.
-   */
-  appendMany(items: readonly I[], options: WriteOptions = {}): Promise<R[]> {
-    const locks = [STATE_LOCK, CURRENT].map((i) => instanceLock(this.ctx, this.name, i));
-    return withLocks(this.ctx.locks, locks, options, () =>
-      this.ctx.store.write(this.name, [CURRENT], `appending to log "${this.name}"`, (meta, [current]) => {
-        const kept = checkLayout(this.name, meta, this.layout) as Extract<MapMeta, { kind: "chunked" }>;
-        const step = this.step(kept.state, current as R[] | undefined, [...items], this.chunkSize);
-        return {
-          put: [[CURRENT, step.current]],
-          add: step.archived.map((c) => [c.token, c.records] as const), // archives are written once, never replaced
-          meta: { ...kept, state: step.state },
-          result: step.records,
-        };
+  /** A stored chunk, checked: an array of records of this log, each with a sequence for the core to check. */
+  private chunk(instance: string, raw: unknown, view: LogView): R[] {
+    if (raw === undefined) return [];
+    if (!Array.isArray(raw)) throw corrupt(this.name, instance, `a chunk must be an array, found ${args.describeType(raw)}`);
+    const longest = Math.max(...view.meta.segments.map((s) => s.chunkSize));
+    if (raw.length > longest) throw corrupt(this.name, instance, `it holds ${raw.length} records, more than any chunk of this log (${longest})`);
+    raw.forEach((record: unknown, i) => {
+      const problem = typeof record !== "object" || record === null ? `it is ${args.describeType(record)}` : this.kind.problem(record);
+      if (problem !== undefined) throw corrupt(this.name, instance, `record ${i} is not a ${this.kind.noun} record: ${problem}`);
+    });
+    return raw as R[];
+  }
+
+  private static sequences(chunk: ReadonlyArray<{ sequence: unknown }>): Float64Array {
+    return Float64Array.from(chunk, (r) => (typeof r.sequence === "number" ? r.sequence : NaN));
+  }
+
+  private lock(): [{ key: ReturnType<typeof lockKey>; mode: "exclusive" }] {
+    // One lock stands for the state and `current`: every writer of a log writes both.
+    return [{ key: lockKey(this.ctx, this.name, core.CURRENT), mode: "exclusive" }];
+  }
+
+  /** One locked transaction over the state and `current` (its records checked). */
+  private write<T>(options: WriteOptions, doing: string, change: (view: LogView, current: R[]) => { put?: Array<readonly [string, unknown]>; add?: Array<readonly [string, unknown]>; meta?: ChunkedMeta; deleteRange?: readonly [string, string]; result: T }): Promise<T> {
+    return withLocks(this.ctx.locks, this.lock(), options, () =>
+      this.ctx.store.write(this.name, [core.CURRENT], doing, ({ meta, values }) => {
+        const view = this.adopt(meta);
+        const current = this.chunk(core.CURRENT, values[0], view);
+        core.pageNext(view.log, core.CURRENT, values[0] !== undefined, ChunkedLog.sequences(current), this.kind.noun);
+        const writes = change(view, current);
+        if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
+        return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
       }),
     );
   }
 
+  /** Appends one record and returns it with its sequence. */
+  async append(item: I, options: WriteOptions = {}): Promise<R> {
+    const [record] = await this.appendItems([this.kind.input(item, this.kind.noun)], writeOptions(options));
+    return record!;
+  }
+
+  /**
+   * Appends records in order, in one transaction under one lock; chunks that fill up on the
+   * way are archived in the same transaction. All or nothing. At most 1,000,000 a call.
+   */
+  async appendMany(items: Iterable<I>, options: WriteOptions = {}): Promise<R[]> {
+    const opts = writeOptions(options);
+    const inputs = args.list<unknown>("items", items, args.MAX_BATCH).map((item, i) => this.kind.input(item, `items[${i}]`));
+    return this.appendItems(inputs, opts);
+  }
+
+  private appendItems(inputs: I[], options: WriteOptions): Promise<R[]> {
+    return this.write(options, `appending to log "${this.name}"`, (view, current) => {
+      const plan = core.appendPlan(view.log, current.length, inputs.length);
+      const records = inputs.map((item, i) => this.kind.make(plan.firstSequence + i, item));
+      const all = current.length === 0 ? records : current.concat(records);
+      const add = plan.cuts.map((c) => [core.archiveToken(c.first), all.slice(c.first - view.currentFirst, c.first - view.currentFirst + c.length)] as const);
+      const rest = all.slice(plan.cuts.length === 0 ? 0 : plan.cuts.at(-1)!.first + plan.cuts.at(-1)!.length - view.currentFirst);
+      const state: LogState = { nextSequence: plan.nextSequence, latestArchivedChunkToken: add.at(-1)?.[0] ?? view.meta.state.latestArchivedChunkToken };
+      // Archives are added, never put: an archive is written once and never replaced.
+      return { put: [[core.CURRENT, rest]], add, meta: { ...view.meta, state }, result: records };
+    });
+  }
+
+  /** Reads the chunk of `token` with the log's metadata; checks both. */
+  private async read(token: string): Promise<Read<R>> {
+    let instance: string;
+    try {
+      instance = core.isCurrentToken(token, this.view.log.book.subarray(2)) ? core.CURRENT : token;
+    } catch (e) {
+      // Maybe a chunk size another tab set since this object last read the layout.
+      if (!(e instanceof AttrmapError && e.code === "invalid_page_token")) throw e;
+      const { meta } = await this.ctx.store.read(this.name, []);
+      instance = core.isCurrentToken(token, this.adopt(meta).log.book.subarray(2)) ? core.CURRENT : token;
+    }
+    const { meta, values } = await this.ctx.store.read(this.name, [instance]);
+    const view = this.adopt(meta);
+    const chunk = this.chunk(instance, values[0], view);
+    const next = core.pageNext(view.log, token, values[0] !== undefined, ChunkedLog.sequences(chunk), this.kind.noun);
+    return { token: instance, chunk, next, view };
+  }
+
   /**
    * The page for `token` (`""` or `"current"`: the newest), records newest first, with the
-   * token of the next older page. Reads that one chunk and nothing else, with no lock.
+   * token of the next older page. Reads that one chunk (and the log's metadata), with no lock.
    */
   async page(token = ""): Promise<LogPage<R>> {
-    const instance = validatePageToken(token, this.chunkSize);
-    const chunk = await this.ctx.store.read<R[]>(this.name, instance);
-    if (chunk !== undefined && !Array.isArray(chunk)) {
-      throw new AttrmapError("corrupt_data", `instance "${instance}" of log "${this.name}" is not a chunk`);
-    }
-    return logPage(token, chunk, this.chunkSize, this.noun);
+    const read = await this.read(args.text("pageToken", token));
+    return { pageToken: read.token, records: read.chunk.slice().reverse(), nextPageToken: read.next };
   }
 
   /** The log's state: the next sequence and the newest archived chunk's token. */
   async state(): Promise<LogState> {
-    const meta = await this.ctx.store.readMeta(this.name);
-    return (meta?.kind === "chunked" && meta.state) || { nextSequence: 1, latestArchivedChunkToken: "" };
+    const { meta } = await this.ctx.store.read(this.name, []);
+    return { ...this.adopt(meta).meta.state };
+  }
+
+  /** Records retained: from the oldest retained archive to the newest record. */
+  async count(): Promise<number> {
+    const { meta } = await this.ctx.store.read(this.name, []);
+    return this.adopt(meta).count;
+  }
+
+  /**
+   * Every retained record, newest first (default) or oldest first, reading one chunk per
+   * step with no lock. Records appended after it reached `current` are not included.
+   */
+  async *records(options: RecordsOptions = {}): AsyncIterableIterator<R> {
+    const order = args.field("options", args.options("options", options), "order") ?? "newest";
+    if (order !== "newest" && order !== "oldest") throw args.invalid(`options.order must be "newest" or "oldest", got ${JSON.stringify(order) ?? "undefined"}`);
+    if (order === "newest") {
+      for (let token = core.CURRENT; token !== ""; ) {
+        const read = await this.read(token);
+        for (let i = read.chunk.length - 1; i >= 0; i--) yield read.chunk[i]!;
+        token = read.next;
+      }
+      return;
+    }
+    const { meta } = await this.ctx.store.read(this.name, []);
+    let next = this.adopt(meta).meta.retainedFrom;
+    for (let token = core.pageOfSequence(this.view.log, next); token !== ""; ) {
+      const read = await this.read(token);
+      const fresh = core.pageOfSequence(read.view.log, next);
+      if (fresh !== token) {
+        token = fresh; // `current` was archived, or old chunks dropped, since the token was chosen
+        continue;
+      }
+      for (const record of read.chunk) if (record.sequence >= next) yield record;
+      if (token === core.CURRENT) return;
+      next = (read.chunk.at(-1)?.sequence ?? next - 1) + 1;
+      token = core.pageOfSequence(read.view.log, next);
+    }
+  }
+
+  /**
+   * From the next record on, new archives hold `chunkSize` records. A non-empty `current`
+   * is archived at once as a shorter chunk under its usual token; the layout becomes one
+   * more segment, with `layoutVersion` + 1. The size in force changes nothing.
+   */
+  async changeChunkSize(chunkSize: number, options: WriteOptions = {}): Promise<void> {
+    const size = core.resolveChunkSize(args.number("chunkSize", chunkSize));
+    await this.write(writeOptions(options), `changing the chunk size of log "${this.name}"`, (view, current) => {
+      const plan = core.chunkSizeChange(view.log, current.length, size);
+      if (!plan.changed) return { result: undefined };
+      const segments: Segment[] = [];
+      for (let i = 0; i < plan.segments.length; i += 2) segments.push({ fromSequence: plan.segments[i]!, chunkSize: plan.segments[i + 1]! });
+      const cut = plan.cut.length > 0 ? core.archiveToken(plan.cut.first) : undefined;
+      const state = { ...view.meta.state, latestArchivedChunkToken: cut ?? view.meta.state.latestArchivedChunkToken };
+      return {
+        put: cut ? [[core.CURRENT, []]] : [],
+        add: cut ? [[cut, current]] : [],
+        meta: { ...view.meta, layoutVersion: view.meta.layoutVersion + 1, segments, state },
+        result: undefined,
+      };
+    });
+  }
+
+  /**
+   * Retention: removes the archived chunks older than the archive `pageToken` (whole chunks:
+   * archives never change) and returns how many. The oldest retained page then has
+   * `nextPageToken` `""`; a dropped token is `not_found`. Sequences are never reused.
+   */
+  async dropArchivesBefore(pageToken: string, options: WriteOptions = {}): Promise<number> {
+    const token = args.text("pageToken", pageToken);
+    return this.write(writeOptions(options), `dropping archives of log "${this.name}"`, (view) => {
+      const plan = core.dropPlan(view.log, token, this.kind.noun);
+      if (plan.dropped === 0) return { result: 0 };
+      return {
+        deleteRange: [core.archiveToken(plan.previous), core.archiveToken(plan.retainedFrom)] as const,
+        meta: { ...view.meta, retainedFrom: plan.retainedFrom },
+        result: plan.dropped,
+      };
+    });
   }
 }

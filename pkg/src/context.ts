@@ -1,12 +1,13 @@
 // What every map of one database shares: the instance store and the lock manager.
 import type { InstanceStore } from "./idb.js";
-import { lockName, type LockManagerLike } from "./locks.js";
+import type { LockKey, LockManagerLike } from "./locks.js";
 
 export interface Context {
   readonly store: InstanceStore;
   readonly locks: LockManagerLike;
 }
 
-export function instanceLock(ctx: Context, map: string, instance: string): string {
-  return lockName(ctx.store.name, map, instance);
+/** The lock key of a map (`instance` absent) or of one of its instances. */
+export function lockKey(ctx: Context, map: string, instance?: string): LockKey {
+  return instance === undefined ? { database: ctx.store.name, map } : { database: ctx.store.name, map, instance };
 }

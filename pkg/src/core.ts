@@ -1,85 +1,111 @@
-// Typed access to the pure rules of the Rust core: partitions, tokens, log steps.
+// Typed access to the Rust core: the one module that calls into wasm. Every function here
+// takes primitives its callers have already checked for type and size (see args.ts); the
+// core checks values and throws coded errors, rethrown as AttrmapError.
 import "./init.js";
 import * as wasm from "../wasm/attrmap.js";
-import type {
-  CustomerProfile,
-  EmailPartition,
-  KeyPartition,
-  LogAppend,
-  LogPage,
-  LogRecord,
-  LogState,
-  NewSubscriber,
-  PlacedCustomerProfile,
-  Subscriber,
-} from "../wasm/attrmap.js";
 import { callCore } from "./errors.js";
 
-/** Trims ASCII whitespace (0x20, 0x09-0x0D) and lowercases A-Z; throws `invalid_email`. */
-export function canonicalEmailAddress(email: string): string {
-  return callCore(() => wasm.canonicalEmailAddress(email));
+/** Longest string that crosses into the Rust core (UTF-16 code units): keys, emails, page tokens. */
+export const MAX_TEXT_LENGTH = wasm.maxTextLength();
+/** The name of a log's mutable chunk, and the page token that means it. */
+export const CURRENT = wasm.currentToken();
+export const DEFAULT_PARTITION_COUNT = wasm.resolvePartitionCount(undefined);
+export const DEFAULT_CHUNK_SIZE = wasm.resolveChunkSize(undefined);
+/** The built-in key rules, and the name stored for a canonicalizer given no name. */
+export const [EXACT_KEYS, EMAIL_KEYS, CUSTOM_KEYS] = wasm.keyRuleNames() as [string, string, string];
+const FNV_OFFSET_BASIS = wasm.fnvOffsetBasis();
+/** The largest piece of a byte array hashed in one crossing. */
+const HASH_PIECE = 1 << 20;
+const CHANGED = 2 ** 32;
+
+export const resolvePartitionCount = (count: number | undefined): number => callCore(() => wasm.resolvePartitionCount(count));
+export const resolveChunkSize = (size: number | undefined): number => callCore(() => wasm.resolveChunkSize(size));
+export const checkLayoutVersion = (version: number): void => callCore(() => wasm.checkLayoutVersion(version));
+export const checkKeyRule = (name: string, custom: boolean): void => callCore(() => wasm.checkKeyRule(name, custom));
+export const canonicalEmail = (email: string): string => callCore(() => wasm.canonicalEmailAddress(email));
+export const keyHash = (key: string): number => wasm.keyHash(key);
+export const checkSubscriberFields = (idLength: number, addressLength: number): void => callCore(() => wasm.checkSubscriberFields(idLength, addressLength));
+
+/** FNV-1a of `bytes`, crossing in pieces so that no input needs more than a piece of wasm memory. */
+export function hashBytes(bytes: Uint8Array): number {
+  let hash = FNV_OFFSET_BASIS;
+  for (let at = 0; at < bytes.length; at += HASH_PIECE) hash = wasm.fnv1a32Continue(hash, bytes.subarray(at, at + HASH_PIECE));
+  return hash;
 }
 
-/** 32-bit FNV-1a of `bytes`, as an unsigned integer. */
-export function fnv1a32(bytes: Uint8Array): number {
-  return wasm.fnv1a32(bytes);
+/** Where a key lives: its canonical form (under the email rule, or as it is) and its partition index. */
+export function placeKey(key: string, email: boolean, partitionCount: number): { key: string; index: number } {
+  const placed = callCore(() => wasm.placeKey(key, email, partitionCount));
+  // The canonical form crosses back only when the rule changed the key.
+  return placed >= CHANGED ? { key: canonicalEmail(key), index: placed - CHANGED } : { key, index: placed };
 }
 
-/** The canonical email, its hash and the partition it lives in (default 1000 partitions). */
-export function emailPartition(email: string, partitionCount?: number): EmailPartition {
-  return callCore(() => wasm.emailPartition(email, partitionCount));
+// Partition names by count and index, made by the core once each: lookups name the same
+// few partitions again and again.
+const names = new Map<number, string[]>();
+const NAME_TABLES = 8;
+
+export function partitionName(index: number, partitionCount: number): string {
+  let table = names.get(partitionCount);
+  if (!table) {
+    if (names.size === NAME_TABLES) names.delete(names.keys().next().value!);
+    names.set(partitionCount, (table = []));
+  }
+  return (table[index] ??= callCore(() => wasm.partitionName(index, partitionCount)));
 }
 
-/** The partition of a key that is already canonical (FNV-1a of its UTF-8 bytes, mod N). */
-export function keyPartition(canonicalKey: string, partitionCount?: number): KeyPartition {
-  return callCore(() => wasm.keyPartition(canonicalKey, partitionCount));
-}
+export const partitionIndexOfName = (name: string, partitionCount: number): number | undefined =>
+  callCore(() => wasm.partitionIndexOfName(name, partitionCount));
 
-/** The instance name of partition `index`: `partition-` + index padded to the largest index. */
-export function partitionName(index: number, partitionCount?: number): string {
-  return callCore(() => wasm.partitionName(index, partitionCount));
-}
-
-/** Checks a customer profile, canonicalizes its email and names its partition. */
-export function placeCustomerProfile(profile: Partial<CustomerProfile>, partitionCount?: number): PlacedCustomerProfile {
-  return callCore(() => wasm.placeCustomerProfile(profile, partitionCount));
-}
-
-/** Returns `current` for `""` or `current`, the token itself for a chunk boundary; else throws `invalid_page_token`. */
-export function validatePageToken(token: string, chunkSize?: number): string {
-  return callCore(() => wasm.validatePageToken(token, chunkSize));
-}
-
-/** The 20-digit token an archived chunk is stored under. Pass a bigint above 2^53 - 1. */
-export function archiveChunkToken(firstSequence: number | bigint): string {
-  return callCore(() => wasm.archiveChunkToken(firstSequence));
-}
-
-/** Register steps of the subscriber archive as a pure function: every write to make. */
-export function appendSubscribers(
-  state: LogState | undefined,
-  current: Subscriber[] | undefined,
-  inputs: NewSubscriber[],
-  chunkSize?: number,
-): LogAppend<Subscriber> {
-  return callCore(() => wasm.appendSubscribers(state, current, inputs, chunkSize));
-}
-
-/** Append steps of a generic chunked log (records `{sequence, value}`): every write to make. */
-export function appendLogRecords<V>(
-  state: LogState | undefined,
-  current: LogRecord<V>[] | undefined,
-  values: V[],
-  chunkSize?: number,
-): LogAppend<LogRecord<V>> {
-  return callCore(() => wasm.appendLogRecords(state, current, values, chunkSize) as LogAppend<LogRecord<V>>);
-}
+/** `true` when `token` means `current`; throws `invalid_page_token` unless it is a boundary of `segments`. */
+export const isCurrentToken = (token: string, segments: Float64Array): boolean => callCore(() => wasm.validatePageToken(token, segments));
+export const archiveToken = (firstSequence: number): string => callCore(() => wasm.archiveChunkToken(firstSequence));
+export const archiveTokenOfDecimal = (digits: string): string => callCore(() => wasm.archiveChunkTokenOfDecimal(digits));
 
 /**
- * The page for `token` from the one chunk read for it (`undefined`: not stored), newest
- * first, with the token of the next older page. `noun` names the records in the
- * `not_found` message (`subscriber page "..." not found`).
+ * A log's bookkeeping as the core takes it: `book` is [nextSequence, retainedFrom, from,
+ * size, from, size, ...] and `latest` the latest archived chunk token.
  */
-export function logPage<R extends { sequence: number }>(token: string, chunk: R[] | undefined, chunkSize: number | undefined, noun: string): LogPage<R> {
-  return callCore(() => wasm.logPage(token, chunk, chunkSize, noun) as LogPage<R>);
+export interface LogBook {
+  book: Float64Array;
+  latest: string;
+}
+
+/** `[currentFirst, currentLength, retainedCount]`; throws `corrupt_data` for bookkeeping that breaks a rule. */
+export const checkLog = (log: LogBook): Float64Array => callCore(() => wasm.checkLog(log.book, log.latest));
+
+/** The writes of an append: first and next sequence, and the chunks to archive. */
+export interface AppendPlan {
+  firstSequence: number;
+  nextSequence: number;
+  cuts: Array<{ first: number; length: number }>;
+}
+
+function cuts(flat: Float64Array, from: number): Array<{ first: number; length: number }> {
+  const out = [];
+  for (let i = from; i + 1 < flat.length; i += 2) out.push({ first: flat[i]!, length: flat[i + 1]! });
+  return out;
+}
+
+export function appendPlan(log: LogBook, currentLength: number, count: number): AppendPlan {
+  const plan = callCore(() => wasm.appendPlan(log.book, log.latest, currentLength, count));
+  return { firstSequence: plan[0]!, nextSequence: plan[1]!, cuts: cuts(plan, 2) };
+}
+
+/** Checks the chunk read for `token` and returns the next older page's token. */
+export const pageNext = (log: LogBook, token: string, present: boolean, sequences: Float64Array, noun: string): string =>
+  callCore(() => wasm.pageNext(log.book, log.latest, token, present, sequences, noun));
+/** The token of the page holding `sequence` (the oldest retained one for a dropped sequence), or `""` past the newest record. */
+export const pageOfSequence = (log: LogBook, sequence: number): string => callCore(() => wasm.pageOfSequence(log.book, log.latest, sequence));
+
+/** `changeChunkSize`: whether anything changes, the chunk to archive (length 0: none), the new segments. */
+export function chunkSizeChange(log: LogBook, currentLength: number, size: number): { changed: boolean; cut: { first: number; length: number }; segments: Float64Array } {
+  const out = callCore(() => wasm.chunkSizeChange(log.book, log.latest, currentLength, size));
+  return { changed: out[0] === 1, cut: { first: out[1]!, length: out[2]! }, segments: out.subarray(3) };
+}
+
+/** Retention: the new first retained sequence, the chunks it drops, and the old first retained sequence. */
+export function dropPlan(log: LogBook, token: string, noun: string): { retainedFrom: number; dropped: number; previous: number } {
+  const out = callCore(() => wasm.dropPlan(log.book, log.latest, token, noun));
+  return { retainedFrom: out[0]!, dropped: out[1]!, previous: out[2]! };
 }

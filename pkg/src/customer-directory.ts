@@ -1,36 +1,71 @@
 // The customer directory of the source documents: profiles by email in a hash-partitioned map.
-import { placeCustomerProfile } from "./core.js";
+import * as args from "./args.js";
 import type { Context } from "./context.js";
-import { PartitionedMap, type PartitionedMapOptions } from "./partitioned-map.js";
-import type { WriteOptions } from "./locks.js";
-import type { CustomerProfile } from "../wasm/attrmap.js";
+import { PartitionedMap } from "./partitioned-map.js";
+import { writeOptions, type WriteOptions } from "./locks.js";
+import { profileInput, profileProblem, type CustomerProfile, type CustomerProfileInput } from "./records.js";
 
 /** The map name the reference server uses. */
 export const CUSTOMER_PROFILES_MAP = "CustomerProfilesByEmailPartition";
 
+export interface CustomerDirectoryOptions {
+  /** Partitions of a new directory (default 1000); an existing one keeps its own. */
+  partitionCount?: number;
+  /** Another map name than the reference server's. */
+  mapName?: string;
+}
+
 export class CustomerDirectory {
   private constructor(readonly map: PartitionedMap<CustomerProfile>) {}
 
-  static async open(ctx: Context, options: Pick<PartitionedMapOptions, "partitionCount"> & { mapName?: string } = {}): Promise<CustomerDirectory> {
-    return new CustomerDirectory(await PartitionedMap.open<CustomerProfile>(ctx, options.mapName ?? CUSTOMER_PROFILES_MAP, options));
+  static async open(ctx: Context, options: CustomerDirectoryOptions = {}): Promise<CustomerDirectory> {
+    const o = args.options("options", options);
+    const mapName = args.field("options", o, "mapName");
+    const name = mapName === undefined ? CUSTOMER_PROFILES_MAP : args.string("options.mapName", mapName);
+    const partitionCount = args.field("options", o, "partitionCount");
+    // Every stored entry a lookup returns is checked to be a profile filed under its own email.
+    const map = await PartitionedMap.open<CustomerProfile>(ctx, name, { partitionCount, keyRule: "email" }, profileProblem);
+    return new CustomerDirectory(map);
   }
 
   /** Saves a profile (its email canonicalized) in its partition and returns what was saved. Idempotent. */
-  async upsertProfile(profile: Partial<CustomerProfile>, options: WriteOptions = {}): Promise<CustomerProfile> {
-    const placed = placeCustomerProfile(profile, this.map.partitionCount);
-    await this.map.upsertAt({ key: placed.canonicalEmail, partitionName: placed.partitionName }, placed.profile, options);
-    return placed.profile;
+  async upsertProfile(profile: CustomerProfileInput, options: WriteOptions = {}): Promise<CustomerProfile> {
+    const [saved] = await this.save([profileInput(profile)], ["emailAddress"], options);
+    return saved!;
   }
 
-  /** Saves many profiles, writing each partition involved once, in one transaction. */
-  async upsertProfiles(profiles: Iterable<Partial<CustomerProfile>>, options: WriteOptions = {}): Promise<CustomerProfile[]> {
-    const placed = Array.from(profiles, (p) => placeCustomerProfile(p, this.map.partitionCount).profile);
-    await this.map.upsertMany(placed.map((p) => [p.emailAddress, p] as const), options);
-    return placed;
+  /** Saves many profiles, writing each partition involved once, in one transaction. All or nothing; at most 1,000,000 a call. */
+  async upsertProfiles(profiles: Iterable<CustomerProfileInput>, options: WriteOptions = {}): Promise<CustomerProfile[]> {
+    const inputs = args.list<unknown>("profiles", profiles, args.MAX_BATCH).map((p, i) => profileInput(p, `profiles[${i}]`));
+    return this.save(
+      inputs,
+      inputs.map((_, i) => `profiles[${i}].emailAddress`),
+      options,
+    );
+  }
+
+  private save(inputs: CustomerProfile[], names: string[], options: WriteOptions): Promise<CustomerProfile[]> {
+    const emails = inputs.map((p) => p.emailAddress);
+    return this.map.upsertEach(emails, names, (email, i) => ({ ...inputs[i]!, emailAddress: email }), writeOptions(options));
   }
 
   /** The profile of `emailAddress`, or `undefined`. Reads one partition; throws `invalid_email` for a bad email. */
-  getProfile(emailAddress: string): Promise<CustomerProfile | undefined> {
+  async getProfile(emailAddress: string): Promise<CustomerProfile | undefined> {
     return this.map.get(emailAddress);
+  }
+
+  /** Removes the profile of `emailAddress`; true if there was one. */
+  async deleteProfile(emailAddress: string, options: WriteOptions = {}): Promise<boolean> {
+    return this.map.delete(emailAddress, options);
+  }
+
+  /** Every profile, in partition order, then email order; one partition read per step. */
+  profiles(): AsyncIterableIterator<CustomerProfile> {
+    return this.map.values();
+  }
+
+  /** Profiles in the directory (reads every partition). */
+  async count(): Promise<number> {
+    return this.map.count();
   }
 }

@@ -12,6 +12,7 @@ export type ErrorCode =
   | "aborted"
   // Stored layout and data
   | "layout_mismatch"
+  | "layout_changed"
   | "sequence_exhausted"
   | "corrupt_data"
   // IndexedDB failures; the stored data is as before the call
@@ -43,6 +44,15 @@ export function callCore<T>(call: () => T): T {
     return call();
   } catch (e) {
     throw hasCode(e) && !(e instanceof AttrmapError) ? new AttrmapError(e.code, e.message) : e;
+  }
+}
+
+/** `callCore` for a check of stored data: any rule it breaks is `corrupt_data`, saying where. */
+export function checkStored<T>(where: string, call: () => T): T {
+  try {
+    return callCore(call);
+  } catch (e) {
+    throw e instanceof AttrmapError ? new AttrmapError("corrupt_data", `${where}: ${e.message}`, { cause: e }) : e;
   }
 }
 

@@ -1,16 +1,18 @@
 // The reference server's HTTP API as a fetch-style handler, for a service worker (or any
 // code with Request/Response): the six endpoints of SPEC.md section 4 over the stores.
 import type { Attrmap } from "./attrmap.js";
-import { canonicalEmailAddress } from "./core.js";
+import * as args from "./args.js";
+import * as core from "./core.js";
 import type { CustomerDirectory } from "./customer-directory.js";
 import { AttrmapError, type ErrorCode } from "./errors.js";
-import type { LockWait } from "./locks.js";
+import { writeOptions, type LockWait } from "./locks.js";
 import type { PartitionedMap } from "./partitioned-map.js";
+import { profileInput, subscriberInput } from "./records.js";
 import type { SubscriberArchive } from "./subscriber-archive.js";
-import type { NewSubscriber } from "../wasm/attrmap.js";
 
-const HASH = "/patterns/hash-partitioned-attribute-map";
-const CHUNKED = "/patterns/sequentially-chunked-attribute-map";
+/** Where the reference samples serve each pattern. */
+export const HASH_PARTITIONED_ROUTES = "/patterns/hash-partitioned-attribute-map";
+export const SEQUENTIALLY_CHUNKED_ROUTES = "/patterns/sequentially-chunked-attribute-map";
 export const CUSTOMER_DIRECTORY_FLOW = "customer-directory";
 export const SUBSCRIBER_ARCHIVE_FLOW = "chunked-subscriber-archive";
 /** Where started flows are recorded: flow ID to `{flowID, runID}`. */
@@ -37,29 +39,41 @@ export interface AttrmapHandler {
   handles(request: Request): boolean;
 }
 
-const STATUS: Partial<Record<ErrorCode, number>> = {
+/** The HTTP status of each error code; any other is 500. */
+export const HTTP_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = {
   invalid_email: 400,
   invalid_page_token: 400,
   invalid_argument: 400,
   not_found: 404,
   lock_conflict: 409,
   lock_timeout: 409,
+  layout_changed: 409,
   quota_exceeded: 507,
+  sequence_exhausted: 507,
 };
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
-async function jsonBody(request: Request): Promise<Record<string, unknown>> {
-  let body: unknown;
+async function jsonBody(request: Request): Promise<unknown> {
   try {
-    body = JSON.parse(await request.text());
+    return JSON.parse(await request.text());
   } catch (e) {
     throw new AttrmapError("invalid_argument", `invalid JSON body: ${(e as Error).message}`);
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new AttrmapError("invalid_argument", "the request body must be a JSON object");
-  return body as Record<string, unknown>;
+}
+
+/** A value opened on first use; a failed open is forgotten, so the next use tries again. */
+function lazy<T>(open: () => Promise<T>): () => Promise<T> {
+  let opened: Promise<T> | undefined;
+  return () => {
+    const current = (opened ??= open());
+    current.catch(() => {
+      if (opened === current) opened = undefined;
+    });
+    return current;
+  };
 }
 
 /** One endpoint: the flow it needs started (none for start itself), and what it answers. */
@@ -67,78 +81,89 @@ type Route = { method: string; path: string; flow?: string; run: (request: Reque
 
 /** Serves the six endpoints from `store`; answers every other request with `options.fallback`. */
 export function createHandler(store: Attrmap, options: HandlerOptions = {}): AttrmapHandler {
-  const write = { lock: options.lock ?? "ifAvailable" } as const;
-  const fallback = options.fallback ?? ((r: Request) => fetch(r));
-  // Opened once, on first use.
-  let flows: Promise<PartitionedMap<FlowRun>> | undefined;
-  let directory: Promise<CustomerDirectory> | undefined;
-  let archive: Promise<SubscriberArchive> | undefined;
-  const flowMap = () => (flows ??= store.partitionedMap<FlowRun>(FLOWS_MAP, { partitionCount: 1, canonicalizeKey: (k) => k }));
-  const customers = () => (directory ??= store.customerDirectory());
-  const subscribers = () => (archive ??= store.subscriberArchive());
+  const o = args.options("options", options);
+  const write = writeOptions({ lock: args.field("options", o, "lock") ?? "ifAvailable" });
+  const given = args.field("options", o, "fallback");
+  const fallback = given === undefined ? (r: Request) => fetch(r) : args.func<(r: Request) => Promise<Response>>("options.fallback", given);
+  const flows = lazy(() => store.partitionedMap<FlowRun>(FLOWS_MAP, { partitionCount: 1, keyRule: core.EXACT_KEYS }));
+  const customers = lazy(() => store.customerDirectory());
+  const subscribers = lazy(() => store.subscriberArchive());
+  // A flow never stops, so one seen started is remembered instead of read again.
+  const started = new Set<string>();
 
   const start = async (flowID: string): Promise<FlowRun> => {
-    const map = await flowMap();
-    const run = await map.get(flowID);
-    // A repeated start changes nothing: the first run ID stays.
-    return run ?? map.update(flowID, (current) => current ?? { flowID, runID: crypto.randomUUID() }, { lock: "wait" });
+    const map = await flows();
+    const run = (await map.get(flowID)) ?? (await map.update(flowID, (current) => current ?? { flowID, runID: crypto.randomUUID() }, { lock: "wait" }));
+    started.add(flowID);
+    return run; // a repeated start changes nothing: the first run ID stays
+  };
+
+  const isStarted = async (flowID: string): Promise<boolean> => {
+    if (!started.has(flowID) && (await (await flows()).get(flowID))) started.add(flowID);
+    return started.has(flowID);
   };
 
   const routes: Route[] = [
-    { method: "POST", path: `${HASH}/start`, run: () => start(CUSTOMER_DIRECTORY_FLOW) },
-    { method: "POST", path: `${CHUNKED}/start`, run: () => start(SUBSCRIBER_ARCHIVE_FLOW) },
+    { method: "POST", path: `${HASH_PARTITIONED_ROUTES}/start`, run: () => start(CUSTOMER_DIRECTORY_FLOW) },
+    { method: "POST", path: `${SEQUENTIALLY_CHUNKED_ROUTES}/start`, run: () => start(SUBSCRIBER_ARCHIVE_FLOW) },
     {
       method: "PUT",
-      path: `${HASH}/customer-profile`,
+      path: `${HASH_PARTITIONED_ROUTES}/customer-profile`,
       flow: CUSTOMER_DIRECTORY_FLOW,
-      run: async (request) => (await customers()).upsertProfile(await jsonBody(request), write),
+      run: async (request) => (await customers()).upsertProfile(profileInput(await jsonBody(request), "body"), write),
     },
     {
       method: "GET",
-      path: `${HASH}/customer-profile`,
+      path: `${HASH_PARTITIONED_ROUTES}/customer-profile`,
       flow: CUSTOMER_DIRECTORY_FLOW,
       run: async (_, url) => {
         const email = url.searchParams.get("emailAddress") ?? "";
         const profile = await (await customers()).getProfile(email);
-        if (!profile) throw new AttrmapError("not_found", `customer profile "${canonicalEmailAddress(email)}" not found`);
+        if (!profile) throw new AttrmapError("not_found", `customer profile "${core.canonicalEmail(email)}" not found`);
         return profile;
       },
     },
     {
       method: "POST",
-      path: `${CHUNKED}/register`,
+      path: `${SEQUENTIALLY_CHUNKED_ROUTES}/register`,
       flow: SUBSCRIBER_ARCHIVE_FLOW,
-      // The core checks the fields (missing, empty or not strings: 400).
-      run: async (request) => (await subscribers()).registerSubscriber((await jsonBody(request)) as unknown as NewSubscriber, write),
+      run: async (request) => (await subscribers()).registerSubscriber(subscriberInput(await jsonBody(request), "body"), write),
     },
     {
       method: "GET",
-      path: `${CHUNKED}/subscribers`,
+      path: `${SEQUENTIALLY_CHUNKED_ROUTES}/subscribers`,
       flow: SUBSCRIBER_ARCHIVE_FLOW,
       run: async (_, url) => (await subscribers()).getSubscriberPage(url.searchParams.get("pageToken") ?? ""),
     },
   ];
 
-  /** The routes of the request's path (none: not ours), and the one for its method. */
+  /** The routes of the request's path (none: not ours), and the one for its method (HEAD: as GET). */
   const find = (request: Request) => {
     const url = new URL(request.url);
     const onPath = routes.filter((r) => r.path === url.pathname);
-    return { onPath, route: onPath.find((r) => r.method === request.method), url };
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    return { onPath, route: onPath.find((r) => r.method === method), url };
+  };
+
+  const answer = async (request: Request): Promise<Response> => {
+    const { onPath, route, url } = find(request);
+    if (onPath.length === 0) return fallback(request);
+    if (!route) {
+      const allow = onPath.flatMap((r) => (r.method === "GET" ? ["GET", "HEAD"] : [r.method])).join(", ");
+      return json(405, { error: `method ${request.method} not allowed` }, { allow });
+    }
+    try {
+      if (route.flow && !(await isStarted(route.flow))) throw new AttrmapError("not_found", `flow "${route.flow}" is not started`);
+      return json(200, await route.run(request, url));
+    } catch (e) {
+      if (e instanceof AttrmapError) return json(HTTP_STATUS[e.code] ?? 500, { error: e.message });
+      return json(500, { error: String(e) });
+    }
   };
 
   const handler = (async (request: Request): Promise<Response> => {
-    const { onPath, route, url } = find(request);
-    if (onPath.length === 0) return fallback(request);
-    if (!route) return json(405, { error: `method ${request.method} not allowed` }, { allow: onPath.map((r) => r.method).join(", ") });
-    try {
-      if (route.flow && !(await (await flowMap()).get(route.flow))) {
-        throw new AttrmapError("not_found", `flow "${route.flow}" is not started`);
-      }
-      return json(200, await route.run(request, url));
-    } catch (e) {
-      if (e instanceof AttrmapError) return json(STATUS[e.code] ?? 500, { error: e.message });
-      return json(500, { error: String(e) });
-    }
+    const response = await answer(request);
+    return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
   }) as AttrmapHandler;
   const origin = (globalThis as { location?: Location }).location?.origin;
   handler.handles = (request) => (origin === undefined || new URL(request.url).origin === origin) && find(request).onPath.length > 0;

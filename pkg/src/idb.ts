@@ -1,34 +1,80 @@
-// The IndexedDB instance store: a map's instances are records keyed [map, instance] in
-// one object store, and each map has one metadata record (its layout, and a log's state).
+// The IndexedDB instance store: a map's instances are records keyed [map, instance] in one
+// object store, and each map has one metadata record (its layout, and a log's bookkeeping).
 // Every write is one readwrite transaction that reads what it needs, computes, and puts,
 // with nothing else awaited in between, so a failure or a crash leaves no partial state.
+// Every read is one readonly transaction that reads the map's metadata with the instances,
+// so the caller can tell whether the layout it placed keys with is still the stored one.
 import { announce, openChannel } from "./changes.js";
 import { AttrmapError, storageError } from "./errors.js";
-import type { LogState } from "../wasm/attrmap.js";
 
 export const INSTANCES = "instances";
 export const MAPS = "maps";
 /** The IndexedDB schema version this library creates and expects. */
-export const DB_VERSION = 1;
+export const DB_VERSION = 2;
 
-/** What a map's metadata record holds. Its layout is fixed when the map is first opened. */
-export type MapMeta =
-  | { kind: "partitioned"; layoutVersion: 1; partitionCount: number }
-  | { kind: "chunked"; layoutVersion: 1; chunkSize: number; state?: LogState };
-
-/** The result of a write step: instances to put, archives to add (never overwrite), meta. */
+/** What one readwrite transaction stores: instances to put, archives to add (never overwrite), instances to delete, the metadata. */
 export interface Writes<T> {
-  put?: Array<readonly [instance: string, value: unknown]>;
-  add?: Array<readonly [instance: string, value: unknown]>;
-  meta?: MapMeta;
+  put?: ReadonlyArray<readonly [instance: string, value: unknown]>;
+  add?: ReadonlyArray<readonly [instance: string, value: unknown]>;
+  delete?: readonly string[];
+  /** Deletes every instance named from `from` (included) to `to` (excluded). */
+  deleteRange?: readonly [from: string, to: string];
+  /** The new metadata record; `null` removes it. */
+  meta?: object | null;
   result: T;
 }
 
-function request<T>(req: IDBRequest<T>): Promise<T> {
+/** What a read found: the map's raw metadata record and the raw values of the instances asked for. */
+export interface Snapshot {
+  meta: unknown;
+  values: unknown[];
+  /** With `all`: the names of every instance of the map, in name order (and their values with `all: "values"`). */
+  names?: string[];
+  all?: unknown[];
+}
+
+/** How much of the whole map a write reads besides the instances it names. */
+export type ReadAll = "keys" | "values" | undefined;
+
+/** A request's result; a failed request rejects with the AttrmapError for it. */
+export function request<T>(req: IDBRequest<T>, doing: string): Promise<T> {
   return new Promise((resolve, reject) => {
     req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
+    req.onerror = () => reject(storageError(req.error, doing));
   });
+}
+
+/** Runs a synchronous IndexedDB call that may throw a DOMException (DataCloneError, ...). */
+function attempt<T>(doing: string, call: () => T): T {
+  try {
+    return call();
+  } catch (e) {
+    throw storageError(e, doing);
+  }
+}
+
+
+/**
+ * Brings a database written by an older version of this library to the current schema.
+ * Version 1 stored a log's chunk size as one number and no key rule: a log becomes one
+ * segment, and a partitioned map takes the key rule it is next opened with.
+ */
+function upgrade(tx: IDBTransaction, oldVersion: number): void {
+  const db = tx.db;
+  if (!db.objectStoreNames.contains(INSTANCES)) db.createObjectStore(INSTANCES);
+  if (!db.objectStoreNames.contains(MAPS)) db.createObjectStore(MAPS);
+  if (oldVersion === 1) {
+    tx.objectStore(MAPS).openCursor().onsuccess = (event) => {
+      const cursor = (event.target as IDBRequest<IDBCursorWithValue | null>).result;
+      if (!cursor) return;
+      const old = cursor.value as { kind?: unknown; chunkSize?: unknown; state?: unknown };
+      if (old.kind === "chunked" && typeof old.chunkSize === "number") {
+        const { chunkSize, ...rest } = old;
+        cursor.update({ ...rest, segments: [{ fromSequence: 1, chunkSize }], state: old.state ?? { nextSequence: 1, latestArchivedChunkToken: "" }, retainedFrom: 1 });
+      }
+      cursor.continue();
+    };
+  }
 }
 
 export class InstanceStore {
@@ -39,22 +85,25 @@ export class InstanceStore {
   constructor(
     readonly name: string,
     private readonly factory: IDBFactory,
+    private readonly keyRange: typeof IDBKeyRange,
   ) {}
+
+  /** Every key of one map's instances, in name order. */
+  private mapRange(map: string): IDBKeyRange {
+    return this.keyRange.bound([map], [map, []]);
+  }
 
   private open(): Promise<IDBDatabase> {
     return new Promise((resolve, reject) => {
+      const doing = `opening database "${this.name}" at version ${DB_VERSION}`;
       let req: IDBOpenDBRequest;
       try {
         req = this.factory.open(this.name, DB_VERSION);
       } catch (e) {
-        reject(storageError(e, `opening database "${this.name}"`));
+        reject(storageError(e, doing));
         return;
       }
-      req.onupgradeneeded = () => {
-        const db = req.result;
-        if (!db.objectStoreNames.contains(INSTANCES)) db.createObjectStore(INSTANCES);
-        if (!db.objectStoreNames.contains(MAPS)) db.createObjectStore(MAPS);
-      };
+      req.onupgradeneeded = (event) => upgrade(req.transaction!, event.oldVersion);
       req.onsuccess = () => {
         const db = req.result;
         // Another tab wants a newer schema, or the browser closed us: let go, reopen on next use.
@@ -63,7 +112,7 @@ export class InstanceStore {
         this.opened = db;
         resolve(db);
       };
-      req.onerror = () => reject(storageError(req.error, `opening database "${this.name}" at version ${DB_VERSION}`));
+      req.onerror = () => reject(storageError(req.error, doing));
     });
   }
 
@@ -84,7 +133,10 @@ export class InstanceStore {
     return connection;
   }
 
-  /** Runs `body` in one transaction; resolves when it has committed, rejects (with nothing written) otherwise. */
+  /**
+   * Runs `body` in one transaction; resolves when it has committed, rejects (with nothing
+   * written) otherwise. `body`'s own error (a caller's callback's, too) is passed on as it is.
+   */
   private async transaction<T>(mode: IDBTransactionMode, doing: string, body: (tx: IDBTransaction) => Promise<T>, retried = false): Promise<T> {
     const db = await this.db();
     let tx: IDBTransaction;
@@ -100,16 +152,16 @@ export class InstanceStore {
     }
     return new Promise<T>((resolve, reject) => {
       let result: T;
-      let failure: unknown;
+      let failure: { error: unknown } | undefined;
       tx.oncomplete = () => resolve(result);
-      tx.onabort = () => reject(failure ?? storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing));
+      tx.onabort = () => reject(failure ? failure.error : storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing));
       body(tx).then(
         (r) => {
           result = r;
           tx.commit?.();
         },
         (e: unknown) => {
-          failure = e instanceof AttrmapError ? e : storageError(e, doing);
+          failure = { error: e };
           try {
             tx.abort();
           } catch {
@@ -120,61 +172,110 @@ export class InstanceStore {
     });
   }
 
-  /** Reads one instance in one readonly transaction: a single get, no lock. */
-  read<T>(map: string, instance: string): Promise<T | undefined> {
-    return this.transaction("readonly", `reading "${instance}" of map "${map}"`, (tx) =>
-      request(tx.objectStore(INSTANCES).get([map, instance]) as IDBRequest<T | undefined>),
-    );
-  }
-
-  /** Reads several instances of one map in one readonly transaction. */
-  readMany<T>(map: string, instances: readonly string[]): Promise<Array<T | undefined>> {
-    return this.transaction("readonly", `reading ${instances.length} instances of map "${map}"`, (tx) => {
+  /** Reads the metadata of `map` and `instances` of it in one readonly transaction, with no lock. */
+  read(map: string, instances: readonly string[]): Promise<Snapshot> {
+    const doing = instances.length === 1 ? `reading "${instances[0]}" of map "${map}"` : `reading ${instances.length} instances of map "${map}"`;
+    return this.transaction("readonly", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
-      return Promise.all(instances.map((i) => request(store.get([map, i]) as IDBRequest<T | undefined>)));
+      const [meta, ...values] = await Promise.all([
+        request(tx.objectStore(MAPS).get(map), doing),
+        ...instances.map((i) => request(store.get([map, i]), doing)),
+      ]);
+      return { meta, values };
     });
-  }
-
-  readMeta(map: string): Promise<MapMeta | undefined> {
-    return this.transaction("readonly", `reading the layout of map "${map}"`, (tx) =>
-      request(tx.objectStore(MAPS).get(map) as IDBRequest<MapMeta | undefined>),
-    );
   }
 
   /**
    * One read-modify-write: reads the map's metadata and `instances`, lets `compute` decide
-   * the writes, and stores them in the same readwrite transaction.
+   * the writes, and stores them in the same readwrite transaction. `compute` may throw to
+   * write nothing; its error is passed on.
    */
-  async write<T>(
-    map: string,
-    instances: readonly string[],
-    doing: string,
-    compute: (meta: MapMeta | undefined, values: unknown[]) => Writes<T>,
-  ): Promise<T> {
-    const written: string[] = [];
+  async write<T>(map: string, instances: readonly string[], doing: string, compute: (snapshot: Snapshot) => Writes<T>, all?: ReadAll): Promise<T> {
+    const changed: string[] = [];
     const result = await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const maps = tx.objectStore(MAPS);
-      const [meta, ...values] = await Promise.all([
-        request(maps.get(map) as IDBRequest<MapMeta | undefined>),
-        ...instances.map((i) => request(store.get([map, i]))),
+      const [meta, keys, everything, ...values] = await Promise.all([
+        request(maps.get(map), doing),
+        all ? request(store.getAllKeys(this.mapRange(map)), doing) : undefined,
+        all === "values" ? request(store.getAll(this.mapRange(map)), doing) : undefined,
+        ...instances.map((i) => request(store.get([map, i]), doing)),
       ]);
-      const writes = compute(meta as MapMeta | undefined, values);
-      if (writes.meta) maps.put(writes.meta, map);
-      for (const [instance, value] of writes.put ?? []) store.put(value, [map, instance]);
-      for (const [instance, value] of writes.add ?? []) store.add(value, [map, instance]);
-      written.push(...[...(writes.put ?? []), ...(writes.add ?? [])].map(([instance]) => instance));
+      const names = keys?.map((k) => (k as [string, string])[1]);
+      const writes = compute({ meta, values, names, all: everything });
+      const ranged = attempt(doing, () => {
+        if (writes.meta === null) maps.delete(map);
+        else if (writes.meta) maps.put(writes.meta, map);
+        let inRange: IDBRequest<IDBValidKey[]> | undefined;
+        if (writes.deleteRange) {
+          const range = this.keyRange.bound([map, writes.deleteRange[0]], [map, writes.deleteRange[1]], false, true);
+          inRange = store.getAllKeys(range); // requests run in order: the keys before they go
+          store.delete(range);
+        }
+        for (const instance of writes.delete ?? []) store.delete([map, instance]);
+        for (const [instance, value] of writes.put ?? []) store.put(value, [map, instance]);
+        for (const [instance, value] of writes.add ?? []) store.add(value, [map, instance]);
+        return inRange;
+      });
+      const rangeNames = ranged ? (await request(ranged, doing)).map((k) => (k as [string, string])[1]) : [];
+      changed.push(...(writes.put ?? []).map(([i]) => i), ...(writes.add ?? []).map(([i]) => i), ...(writes.delete ?? []), ...rangeNames);
       return writes.result;
     });
     // Announced only once committed, and only when instances changed (not for a layout alone).
-    if (written.length > 0) announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: written });
+    if (changed.length > 0) announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: changed });
     return result;
+  }
+
+  /** The map's metadata and its first instance named after `after` (from the first when undefined), in one readonly transaction. */
+  readNext(map: string, after: string | undefined, doing: string): Promise<{ meta: unknown; instance?: string; value?: unknown }> {
+    return this.transaction("readonly", doing, async (tx) => {
+      const range = after === undefined ? this.mapRange(map) : this.keyRange.bound([map, after], [map, []], true, true);
+      const [meta, cursor] = await Promise.all([request(tx.objectStore(MAPS).get(map), doing), request(tx.objectStore(INSTANCES).openCursor(range), doing)]);
+      return cursor ? { meta, instance: (cursor.primaryKey as [string, string])[1], value: cursor.value as unknown } : { meta };
+    });
+  }
+
+  /**
+   * Visits the instances of `map` in name order, one at a time, in one readonly transaction
+   * (with its metadata first): memory holds one instance, never the whole map. `visit` runs
+   * synchronously for each; return `false` from it to stop.
+   */
+  scan(map: string, doing: string, visit: (meta: unknown, instance: string, value: unknown) => boolean | void): Promise<unknown> {
+    return this.transaction("readonly", doing, async (tx) => {
+      const meta = await request(tx.objectStore(MAPS).get(map), doing);
+      await new Promise<void>((resolve, reject) => {
+        const req = tx.objectStore(INSTANCES).openCursor(this.mapRange(map));
+        req.onerror = () => reject(storageError(req.error, doing));
+        req.onsuccess = () => {
+          const cursor = req.result;
+          if (!cursor) return resolve();
+          let more: boolean | void;
+          try {
+            more = visit(meta, (cursor.primaryKey as [string, string])[1], cursor.value);
+          } catch (e) {
+            return reject(e);
+          }
+          if (more === false) resolve();
+          else cursor.continue();
+        };
+      });
+      return meta;
+    });
   }
 
   /** Closes the connection and the change channel; the next call opens new ones. */
   close(): void {
     this.channel?.close();
     this.channel = null;
-    void this.connection?.then((db) => this.drop(db), () => undefined);
+    void this.connection?.then(
+      (db) => this.drop(db),
+      () => undefined,
+    );
   }
+}
+
+/** An AttrmapError for stored data that breaks a rule, naming map and instance. */
+export function corrupt(map: string, instance: string | undefined, reason: string, cause?: unknown): AttrmapError {
+  const where = instance === undefined ? `map "${map}"` : `instance "${instance}" of map "${map}"`;
+  return new AttrmapError("corrupt_data", `${where}: ${reason}`, cause === undefined ? undefined : { cause });
 }

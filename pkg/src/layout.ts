@@ -1,34 +1,175 @@
-// A map's layout (partition count, or chunk size) is part of its stored data: keys and
-// tokens mean something only under the layout they were written with.
-import { AttrmapError } from "./errors.js";
-import type { InstanceStore, MapMeta } from "./idb.js";
+// A map's layout (partition count and key rule, or chunk-size segments) is part of its
+// stored data: keys and tokens mean something only under the layout they were written with.
+// This module reads stored metadata records (every rule they break is `corrupt_data`) and
+// decides what opening a map with given options means.
+import { describeType } from "./args.js";
+import * as core from "./core.js";
+import { AttrmapError, checkStored } from "./errors.js";
 
-export type Layout = { kind: "partitioned"; partitionCount: number } | { kind: "chunked"; chunkSize: number };
+export interface PartitionedLayout {
+  kind: "partitioned";
+  /** 1 when created; one more after each resize. */
+  layoutVersion: number;
+  partitionCount: number;
+  /** `"exact"`, `"email"`, or the name of the caller's canonicalizer (`"custom"` if it has none). */
+  keyRule: string;
+}
+
+/** From `fromSequence` on, chunks hold `chunkSize` records. */
+export interface Segment {
+  fromSequence: number;
+  chunkSize: number;
+}
+
+export interface ChunkedLayout {
+  kind: "chunked";
+  /** 1 when created; one more after each chunk-size change. */
+  layoutVersion: number;
+  /** Oldest first; the first starts at sequence 1. */
+  segments: Segment[];
+}
+
+export type Layout = PartitionedLayout | ChunkedLayout;
+
+/** The chunked log's state record, as the reference server keeps it. */
+export interface LogState {
+  nextSequence: number;
+  latestArchivedChunkToken: string;
+}
+
+/** What a log's metadata record holds besides its layout: its state, and its oldest retained sequence. */
+export interface LogBookkeeping {
+  state: LogState;
+  retainedFrom: number;
+}
+
+/** A map's metadata record, as stored in the `maps` object store. */
+export type MapMeta = PartitionedLayout | (ChunkedLayout & LogBookkeeping);
+export type ChunkedMeta = Extract<MapMeta, { kind: "chunked" }>;
+
+/** A log's metadata record, checked, with its bookkeeping as the core takes it. */
+export interface LogView {
+  meta: ChunkedMeta;
+  log: core.LogBook;
+  /** First sequence of `current`, records in it, and records retained. */
+  currentFirst: number;
+  currentLength: number;
+  count: number;
+}
 
 function describe(layout: Layout): string {
-  return layout.kind === "partitioned" ? `a partitioned map with ${layout.partitionCount} partitions` : `a chunked log with chunks of ${layout.chunkSize}`;
+  return layout.kind === "partitioned"
+    ? `a partitioned map with ${layout.partitionCount} partitions and key rule "${layout.keyRule}"`
+    : `a chunked log with chunks of ${layout.segments.at(-1)!.chunkSize}`;
 }
 
-/**
- * Checks the stored metadata against the layout the caller opened the map with. Returns
- * the metadata to keep: the stored one, or a new one for a map never written before.
- */
-export function checkLayout(map: string, stored: MapMeta | undefined, wanted: Layout): MapMeta {
-  if (stored === undefined) return { ...wanted, layoutVersion: 1 };
-  const same =
-    stored.kind === wanted.kind &&
-    (stored.kind === "partitioned" ? stored.partitionCount === (wanted as { partitionCount: number }).partitionCount : stored.chunkSize === (wanted as { chunkSize: number }).chunkSize);
-  if (!same) {
-    const hint = stored.kind === "partitioned" && wanted.kind === "partitioned" ? " (changing the partition count needs an explicit resize, which rehashes every entry)" : "";
-    throw new AttrmapError("layout_mismatch", `map "${map}" is stored as ${describe(stored)}, but was opened as ${describe(wanted)}${hint}`);
+function field(raw: object, key: string): unknown {
+  return (raw as Record<string, unknown>)[key];
+}
+
+/** Reads a stored partitioned layout; a record of 0.1 has no key rule yet (`keyRule: ""`). */
+function partitioned(where: string, raw: object): PartitionedLayout {
+  const [version, count, keyRule] = [field(raw, "layoutVersion"), field(raw, "partitionCount"), field(raw, "keyRule") ?? ""];
+  if (typeof version !== "number" || typeof count !== "number" || typeof keyRule !== "string") {
+    throw new AttrmapError("corrupt_data", `${where}: the layout record has a layoutVersion of type ${describeType(version)}, a partitionCount of type ${describeType(count)} and a keyRule of type ${describeType(keyRule)}`);
   }
-  return stored;
+  checkStored(where, () => {
+    core.checkLayoutVersion(version);
+    core.resolvePartitionCount(count);
+    if (keyRule !== "") core.checkKeyRule(keyRule, keyRule !== core.EXACT_KEYS && keyRule !== core.EMAIL_KEYS);
+  });
+  return { kind: "partitioned", layoutVersion: version, partitionCount: count, keyRule };
 }
 
-/** Opens a map: stores its layout if it has none, else checks it (`layout_mismatch`). */
-export function openLayout(store: InstanceStore, map: string, wanted: Layout): Promise<void> {
-  return store.write(map, [], `opening map "${map}"`, (meta) => {
-    const kept = checkLayout(map, meta, wanted);
-    return { meta: meta === undefined ? kept : undefined, result: undefined };
-  });
+/** Reads and checks a stored log's layout and bookkeeping. */
+function chunked(where: string, raw: object): LogView {
+  const version = field(raw, "layoutVersion");
+  const segments = field(raw, "segments");
+  const state = field(raw, "state");
+  const retainedFrom = field(raw, "retainedFrom");
+  const next = typeof state === "object" && state !== null ? field(state, "nextSequence") : undefined;
+  const latest = typeof state === "object" && state !== null ? field(state, "latestArchivedChunkToken") : undefined;
+  const list = Array.isArray(segments) ? (segments as unknown[]) : [];
+  const shapeOk =
+    typeof version === "number" &&
+    typeof retainedFrom === "number" &&
+    typeof next === "number" &&
+    typeof latest === "string" &&
+    list.length > 0 &&
+    list.length <= 1_000_000 &&
+    list.every((s) => typeof s === "object" && s !== null && typeof field(s, "fromSequence") === "number" && typeof field(s, "chunkSize") === "number");
+  if (!shapeOk) throw new AttrmapError("corrupt_data", `${where}: the log's layout record is not {layoutVersion, segments: [{fromSequence, chunkSize}], state: {nextSequence, latestArchivedChunkToken}, retainedFrom}`);
+  const segs = (list as object[]).map((s) => ({ fromSequence: field(s, "fromSequence") as number, chunkSize: field(s, "chunkSize") as number }));
+  const book = new Float64Array(2 + segs.length * 2);
+  book[0] = next;
+  book[1] = retainedFrom;
+  segs.forEach((s, i) => book.set([s.fromSequence, s.chunkSize], 2 + i * 2));
+  const log = { book, latest };
+  const [currentFirst, currentLength, count] = checkStored(where, () => {
+    core.checkLayoutVersion(version);
+    return core.checkLog(log);
+  }) as unknown as [number, number, number];
+  const meta: ChunkedMeta = { kind: "chunked", layoutVersion: version, segments: segs, state: { nextSequence: next, latestArchivedChunkToken: latest }, retainedFrom };
+  return { meta, log, currentFirst, currentLength, count };
+}
+
+/** A stored metadata record, checked: `undefined` for a map never opened. */
+export function readMeta(map: string, raw: unknown): PartitionedLayout | LogView | undefined {
+  if (raw === undefined) return undefined;
+  const where = `map "${map}"`;
+  if (typeof raw !== "object" || raw === null) throw new AttrmapError("corrupt_data", `${where}: the layout record is ${describeType(raw)}`);
+  const kind = field(raw, "kind");
+  if (kind === "partitioned") return partitioned(where, raw);
+  if (kind === "chunked") return chunked(where, raw);
+  throw new AttrmapError("corrupt_data", `${where}: the layout record has kind ${JSON.stringify(kind) ?? "undefined"}`);
+}
+
+function mismatch(map: string, stored: Layout, wanted: string, hint = ""): AttrmapError {
+  return new AttrmapError("layout_mismatch", `map "${map}" is stored as ${describe(stored)}, but was opened as ${wanted}${hint}`);
+}
+
+/** What a caller opens a partitioned map with; `undefined` fields take the stored (or default) values. */
+export interface PartitionedWanted {
+  partitionCount: number | undefined;
+  keyRule: string | undefined;
+  /** Whether the caller passed its own canonicalizer. */
+  custom: boolean;
+}
+
+/** The layout to open a partitioned map with: the stored one (checked against the options), or a new one. */
+export function openPartitioned(map: string, raw: unknown, wanted: PartitionedWanted): { layout: PartitionedLayout; store: boolean } {
+  const stored = readMeta(map, raw);
+  const keyRule = wanted.keyRule ?? (wanted.custom ? core.CUSTOM_KEYS : undefined);
+  if (stored === undefined) {
+    const partitionCount = wanted.partitionCount ?? core.DEFAULT_PARTITION_COUNT;
+    return { layout: { kind: "partitioned", layoutVersion: 1, partitionCount, keyRule: keyRule ?? core.EXACT_KEYS }, store: true };
+  }
+  if ("meta" in stored) throw mismatch(map, stored.meta, "a partitioned map");
+  if (wanted.partitionCount !== undefined && wanted.partitionCount !== stored.partitionCount) {
+    throw mismatch(map, stored, `${wanted.partitionCount} partitions`, " (changing the partition count needs resize(), which rehashes every entry)");
+  }
+  if (stored.keyRule === "") {
+    // Written by 0.1, which stored no key rule: it takes the one it is opened with now.
+    return { layout: { ...stored, keyRule: keyRule ?? core.EXACT_KEYS }, store: true };
+  }
+  if (keyRule !== undefined && keyRule !== stored.keyRule) throw mismatch(map, stored, `key rule "${keyRule}"`);
+  const builtIn = stored.keyRule === core.EXACT_KEYS || stored.keyRule === core.EMAIL_KEYS;
+  if (!builtIn && !wanted.custom) throw mismatch(map, stored, "a map with no canonicalizeKey", `: pass the canonicalizeKey of key rule "${stored.keyRule}"`);
+  return { layout: stored, store: false };
+}
+
+/** The log to open: the stored one (its size in force checked against the option), or a new one. */
+export function openChunked(map: string, raw: unknown, chunkSize: number | undefined): { view: LogView; store: boolean } {
+  const stored = readMeta(map, raw);
+  if (stored === undefined) {
+    const size = chunkSize ?? core.DEFAULT_CHUNK_SIZE;
+    const fresh = { kind: "chunked", layoutVersion: 1, segments: [{ fromSequence: 1, chunkSize: size }], state: { nextSequence: 1, latestArchivedChunkToken: "" }, retainedFrom: 1 };
+    return { view: readMeta(map, fresh) as LogView, store: true };
+  }
+  if (!("meta" in stored)) throw mismatch(map, stored, "a chunked log");
+  const inForce = stored.meta.segments.at(-1)!.chunkSize;
+  if (chunkSize !== undefined && chunkSize !== inForce) {
+    throw mismatch(map, stored.meta, `a chunked log with chunks of ${chunkSize}`, " (use changeChunkSize() to change it)");
+  }
+  return { view: stored, store: false };
 }

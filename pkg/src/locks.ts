@@ -1,6 +1,7 @@
 // Writers serialize through the Web Locks API: one exclusive lock per instance written,
 // named after database, map and instance, so tabs, workers and service workers of one
 // origin wait for each other. Readers take no lock.
+import * as args from "./args.js";
 import { AttrmapError, storageError } from "./errors.js";
 
 /** How a write waits for its locks. */
@@ -13,10 +14,25 @@ export interface WriteOptions {
    * (like the reference server, which never waits). Retry those with `retryOnConflict`.
    */
   lock?: LockWait;
-  /** With `"wait"`: give up with `lock_timeout` after this many milliseconds. */
+  /** With `"wait"`: give up with `lock_timeout` after this many milliseconds (0 to 2147483647; `Infinity`: never). */
   timeoutMs?: number;
   /** With `"wait"`: give up with `aborted` when this signal aborts. It only bounds the wait. */
   signal?: AbortSignal;
+}
+
+/** Checks a caller's write options, field by field. */
+export function writeOptions(value: unknown, name = "options"): WriteOptions {
+  const o = args.options(name, value);
+  const lock = args.field(name, o, "lock");
+  if (lock !== undefined && lock !== "wait" && lock !== "ifAvailable") {
+    throw args.invalid(`${name}.lock must be "wait" or "ifAvailable", got ${typeof lock === "string" ? JSON.stringify(lock) : args.describeType(lock)}`);
+  }
+  const timeout = args.field(name, o, "timeoutMs");
+  return {
+    lock: lock as LockWait | undefined,
+    timeoutMs: timeout === undefined ? undefined : args.duration(`${name}.timeoutMs`, timeout, true),
+    signal: args.signal(`${name}.signal`, args.field(name, o, "signal")),
+  };
 }
 
 /** The part of `LockManager` this package uses, so a fallback can stand in for it. */
@@ -24,49 +40,98 @@ export interface LockManagerLike {
   request<T>(name: string, options: LockOptions, callback: (lock: Lock | null) => Promise<T> | T): Promise<T>;
 }
 
-/** The lock name of one instance: unambiguous for any database, map and instance names. */
-export function lockName(database: string, map: string, instance: string): string {
-  return "attrmap:" + JSON.stringify([database, map, instance]);
+/** What one lock stands for: a whole map (`instance` absent), or one instance of it. */
+export interface LockKey {
+  database: string;
+  map: string;
+  instance?: string;
+}
+
+/** The Web Lock name of a key: `attrmap:["<database>","<map>"]` or `attrmap:["<database>","<map>","<instance>"]`, unambiguous for any names. */
+export function lockName(key: LockKey): string {
+  return "attrmap:" + JSON.stringify(key.instance === undefined ? [key.database, key.map] : [key.database, key.map, key.instance]);
+}
+
+function describe(key: LockKey): string {
+  const where = `map "${key.map}" in database "${key.database}"`;
+  return key.instance === undefined ? where : `instance "${key.instance}" of ${where}`;
+}
+
+/** One lock a write needs: shared locks of one name may be held together, an exclusive one alone. */
+export interface LockRequest {
+  key: LockKey;
+  mode: LockMode;
+}
+
+interface Waiter {
+  mode: LockMode;
+  grant(): void;
 }
 
 /**
  * An in-process lock manager for where `navigator.locks` does not exist (Node before 24,
  * insecure contexts). It serializes writers of this JavaScript realm only: other tabs,
- * workers and processes are NOT held back.
+ * workers and processes are NOT held back. Like Web Locks, it grants in request order.
  */
 export class InProcessLocks implements LockManagerLike {
-  private readonly held = new Set<string>();
-  private readonly waiting = new Map<string, Array<() => void>>();
+  private readonly held = new Map<string, { mode: LockMode; count: number }>();
+  private readonly waiting = new Map<string, Waiter[]>();
 
   async request<T>(name: string, options: LockOptions, callback: (lock: Lock | null) => Promise<T> | T): Promise<T> {
-    if (this.held.has(name)) {
-      if (options.ifAvailable) return callback(null);
-      await this.queue(name, options.signal);
-    }
-    this.held.add(name);
+    const mode = options.mode ?? "exclusive";
+    if (this.available(name, mode)) this.take(name, mode);
+    else if (options.ifAvailable) return callback(null);
+    else await this.queue(name, mode, options.signal);
     try {
-      return await callback({ name, mode: options.mode ?? "exclusive" } as Lock);
+      return await callback({ name, mode } as Lock);
     } finally {
-      const next = this.waiting.get(name)?.shift();
-      if (next) next(); // hand over directly: the name stays held
-      else this.held.delete(name);
+      this.release(name);
     }
   }
 
-  private queue(name: string, signal: AbortSignal | undefined): Promise<void> {
+  private available(name: string, mode: LockMode): boolean {
+    const held = this.held.get(name);
+    return !this.waiting.get(name)?.length && (!held || (held.mode === "shared" && mode === "shared"));
+  }
+
+  private take(name: string, mode: LockMode): void {
+    const held = this.held.get(name);
+    if (held) held.count++;
+    else this.held.set(name, { mode, count: 1 });
+  }
+
+  private release(name: string): void {
+    const held = this.held.get(name)!;
+    if (--held.count > 0) return;
+    this.held.delete(name);
+    // Hand over in order: the next exclusive waiter alone, or every shared waiter at the head.
+    const queue = this.waiting.get(name) ?? [];
+    while (queue.length > 0 && (!this.held.has(name) || (queue[0]!.mode === "shared" && this.held.get(name)!.mode === "shared"))) {
+      const next = queue.shift()!;
+      this.take(name, next.mode);
+      next.grant();
+      if (next.mode === "exclusive") break;
+    }
+    if (queue.length === 0) this.waiting.delete(name);
+  }
+
+  private queue(name: string, mode: LockMode, signal: AbortSignal | undefined): Promise<void> {
     return new Promise((resolve, reject) => {
       signal?.throwIfAborted();
       const queue = this.waiting.get(name) ?? [];
       this.waiting.set(name, queue);
       const onAbort = () => {
-        queue.splice(queue.indexOf(grant), 1);
+        queue.splice(queue.indexOf(waiter), 1);
         reject(signal?.reason);
       };
-      const grant = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
+      const waiter: Waiter = {
+        mode,
+        grant: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
       };
-      queue.push(grant);
+      queue.push(waiter);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
@@ -83,7 +148,8 @@ let sharedFallback: InProcessLocks | undefined;
 function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): boolean; dispose(): void } {
   // A plain timer rather than AbortSignal.timeout, whose timer Node does not wait for: a
   // wait bounded by a timeout must end by the timeout, not when the event loop runs dry.
-  const timeout = options.timeoutMs === undefined ? undefined : new AbortController();
+  const bounded = options.timeoutMs !== undefined && options.timeoutMs !== Infinity;
+  const timeout = bounded ? new AbortController() : undefined;
   const timer = timeout && setTimeout(() => timeout.abort(new DOMException("lock wait timed out", "TimeoutError")), options.timeoutMs);
   const signals = [options.signal, timeout?.signal].filter((s): s is AbortSignal => s !== undefined);
   return {
@@ -94,23 +160,26 @@ function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): 
 }
 
 /**
- * Runs `body` holding exclusive locks on `names` (taken in sorted order, so writers that
- * need several never deadlock), and releases them when it settles.
+ * Runs `body` holding the locks of `requests` (taken in name order, so writers that need
+ * several never deadlock), and releases them when it settles.
  */
-export async function withLocks<T>(locks: LockManagerLike, names: readonly string[], options: WriteOptions, body: () => Promise<T>): Promise<T> {
-  const sorted = [...new Set(names)].sort();
+export async function withLocks<T>(locks: LockManagerLike, requests: readonly LockRequest[], options: WriteOptions, body: () => Promise<T>): Promise<T> {
+  const byName = new Map(requests.map((r) => [lockName(r.key), r] as const));
+  const sorted = [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const ifAvailable = options.lock === "ifAvailable";
   const wait = ifAvailable ? undefined : waitSignal(options);
   const signal = wait?.signal;
+  const all = () => sorted.map(([, r]) => describe(r.key)).join(", ");
   const acquire = (i: number): Promise<T> => {
-    const name = sorted[i];
-    if (name === undefined) {
+    const next = sorted[i];
+    if (next === undefined) {
       wait?.dispose(); // every lock is held: the wait is over
       return body();
     }
-    const request: LockOptions = ifAvailable ? { mode: "exclusive", ifAvailable: true } : { mode: "exclusive", signal };
+    const [name, { key, mode }] = next;
+    const request: LockOptions = ifAvailable ? { mode, ifAvailable: true } : { mode, signal };
     return locks.request(name, request, (lock) => {
-      if (lock === null) throw new AttrmapError("lock_conflict", `${describe(name)} is locked by another writer; retry later`);
+      if (lock === null) throw new AttrmapError("lock_conflict", `${describe(key)} is locked by another writer; retry later`);
       return acquire(i + 1);
     });
   };
@@ -119,58 +188,11 @@ export async function withLocks<T>(locks: LockManagerLike, names: readonly strin
   } catch (e) {
     wait?.dispose();
     if (signal?.aborted && e === signal.reason) {
-      if (wait?.timedOut()) throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${sorted.map(describe).join(", ")}`, { cause: e });
-      throw new AttrmapError("aborted", `the wait for ${sorted.map(describe).join(", ")} was aborted`, { cause: e });
+      if (wait?.timedOut()) throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${all()}`, { cause: e });
+      throw new AttrmapError("aborted", `the wait for ${all()} was aborted`, { cause: e });
     }
-    // The lock manager itself failed (the body's errors are AttrmapErrors already).
-    throw storageError(e, `locking ${sorted.map(describe).join(", ")}`);
+    if (e instanceof AttrmapError || !(e instanceof DOMException)) throw e; // the body's own error
+    // The lock manager itself failed.
+    throw storageError(e, `locking ${all()}`);
   }
-}
-
-function describe(name: string): string {
-  const [database, map, instance] = JSON.parse(name.slice("attrmap:".length)) as [string, string, string];
-  return `instance "${instance}" of map "${map}" in database "${database}"`;
-}
-
-export interface RetryOptions {
-  /** Attempts in all, the first included (default 8). */
-  attempts?: number;
-  /** Backoff before the second attempt; it doubles each time, with full jitter (default 5 ms). */
-  baseDelayMs?: number;
-  /** Largest backoff (default 250 ms). */
-  maxDelayMs?: number;
-  signal?: AbortSignal;
-}
-
-/**
- * Retries an idempotent write while it fails with `lock_conflict`, with exponential
- * backoff and jitter. Any other error, or the last conflict, is thrown.
- */
-export async function retryOnConflict<T>(operation: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  const { attempts = 8, baseDelayMs = 5, maxDelayMs = 250, signal } = options;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await operation();
-    } catch (e) {
-      if (!(e instanceof AttrmapError && e.code === "lock_conflict") || attempt >= attempts) throw e;
-    }
-    const delay = Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-    await sleep(delay, signal);
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AttrmapError("aborted", "retry aborted", { cause: signal.reason }));
-    const done = () => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AttrmapError("aborted", "retry aborted", { cause: signal?.reason }));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -1,168 +1,363 @@
 // A hash-partitioned map: each key lives in one of N partition instances, a dictionary
 // from canonical key to value. A lookup reads one partition; an upsert locks, reads and
 // rewrites one partition. Never the whole map.
-import { emailPartition, keyPartition, partitionName } from "./core.js";
-import type { Context } from "./context.js";
-import { instanceLock } from "./context.js";
+import * as args from "./args.js";
+import { lockKey, type Context } from "./context.js";
+import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
-import { checkLayout, openLayout, type Layout } from "./layout.js";
-import { withLocks, type WriteOptions } from "./locks.js";
+import { corrupt, type ReadAll } from "./idb.js";
+import { openPartitioned, type PartitionedLayout } from "./layout.js";
+import { withLocks, writeOptions, type LockRequest, type WriteOptions } from "./locks.js";
 
 export interface PartitionedMapOptions {
-  /** Number of partitions, fixed when the map is first written (default 1000). */
+  /** Number of partitions of a new map (default 1000). An existing map keeps its own; another number is `layout_mismatch`. */
   partitionCount?: number;
   /**
-   * Turns a key into its canonical form, the form that is hashed and stored. The default
-   * is the email rule of SPEC.md (ASCII only, outer whitespace trimmed, A-Z lowercased).
+   * How keys become canonical: `"exact"` (default for a new map: any string as it is),
+   * `"email"` (SPEC's email rule), or the name of `canonicalizeKey`. Stored with the map:
+   * opening it with another rule is `layout_mismatch`.
    */
+  keyRule?: string;
+  /** Your own canonicalizer (its rule is stored as `keyRule`, `"custom"` if you give no name). Must be stable. */
   canonicalizeKey?: (key: string) => string;
-}
-
-/** Where one key lives. */
-export interface Placement {
-  key: string;
-  partitionName: string;
 }
 
 /** A partition instance: canonical key to value. A `Map`, so any string key round-trips (`__proto__` too). */
 export type Partition<V> = Map<string, V>;
 
-export const DEFAULT_PARTITION_COUNT = 1000;
+/** Why a stored value is not one this map holds, or undefined (customer profiles are checked; other maps hold any value). */
+export type EntryCheck = (key: string, value: unknown) => string | undefined;
 
-function asPartition<V>(map: string, name: string, stored: unknown): Partition<V> {
-  if (stored === undefined) return new Map();
-  if (stored instanceof Map) return stored as Partition<V>;
-  throw new AttrmapError("corrupt_data", `instance "${name}" of map "${map}" is not a partition`);
+interface Placement {
+  key: string;
+  partitionName: string;
 }
+
+/** Thrown inside a transaction that found another layout stored than the one it placed keys with. */
+class StaleLayout {
+  constructor(readonly raw: unknown) {}
+}
+
+/** How often one call re-places its keys after finding the layout changed under it. */
+const LAYOUT_ATTEMPTS = 8;
 
 export class PartitionedMap<V> {
   private constructor(
     private readonly ctx: Context,
     readonly name: string,
-    readonly partitionCount: number,
+    private layout: PartitionedLayout,
     private readonly canonicalizeKey: ((key: string) => string) | undefined,
+    private readonly check: EntryCheck | undefined,
   ) {}
 
-  /** Opens the map, storing its layout on first use; `layout_mismatch` if stored with another. */
-  static async open<V>(ctx: Context, name: string, options: PartitionedMapOptions = {}): Promise<PartitionedMap<V>> {
-    const map = new PartitionedMap<V>(ctx, name, options.partitionCount ?? DEFAULT_PARTITION_COUNT, options.canonicalizeKey);
-    keyPartition("", map.partitionCount); // checks the count before anything is stored
-    await openLayout(ctx.store, name, map.layout);
-    return map;
+  /** Opens the map, storing its layout on first use; `layout_mismatch` if it is stored with another. */
+  static async open<V>(ctx: Context, name: string, options: unknown, check?: EntryCheck): Promise<PartitionedMap<V>> {
+    const o = args.options("options", options);
+    const count = args.optionalNumber("options.partitionCount", args.field("options", o, "partitionCount"));
+    const rule = args.field("options", o, "keyRule");
+    const fn = args.field("options", o, "canonicalizeKey");
+    const canonicalizeKey = fn === undefined ? undefined : args.func<(key: string) => string>("options.canonicalizeKey", fn);
+    const keyRule = rule === undefined ? undefined : args.text("options.keyRule", rule);
+    if (keyRule !== undefined) core.checkKeyRule(keyRule, canonicalizeKey !== undefined);
+    const wanted = { partitionCount: count === undefined ? undefined : core.resolvePartitionCount(count), keyRule, custom: canonicalizeKey !== undefined };
+    const layout = await ctx.store.write(name, [], `opening map "${name}"`, ({ meta }) => {
+      const opened = openPartitioned(name, meta, wanted);
+      return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
+    });
+    return new PartitionedMap<V>(ctx, name, layout, canonicalizeKey, check);
   }
 
-  private get layout(): Layout {
-    return { kind: "partitioned", partitionCount: this.partitionCount };
+  /** The partition count of the stored layout, as this object last saw it. */
+  get partitionCount(): number {
+    return this.layout.partitionCount;
   }
 
-  /** The canonical key and partition of `key`; throws (e.g. `invalid_email`) for a bad key. */
-  place(key: string): Placement {
-    if (!this.canonicalizeKey) {
-      const p = emailPartition(key, this.partitionCount);
-      return { key: p.canonicalEmail, partitionName: p.partitionName };
+  /** The key rule stored with the map. */
+  get keyRule(): string {
+    return this.layout.keyRule;
+  }
+
+  /** 1 for a new map, one more after each resize. */
+  get layoutVersion(): number {
+    return this.layout.layoutVersion;
+  }
+
+  /** Runs `op` with the layout this object knows; if a transaction finds another stored, adopts it and runs `op` again. */
+  private async withLayout<T>(op: (layout: PartitionedLayout) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await op(this.layout);
+      } catch (e) {
+        if (!(e instanceof StaleLayout)) throw e;
+        if (attempt === LAYOUT_ATTEMPTS) throw new AttrmapError("layout_changed", `map "${this.name}" changed its layout ${attempt} times during one call`);
+        this.adopt(e.raw);
+      }
     }
-    const canonical = this.canonicalizeKey(key);
-    return { key: canonical, partitionName: keyPartition(canonical, this.partitionCount).partitionName };
+  }
+
+  private adopt(raw: unknown): void {
+    this.layout = openPartitioned(this.name, raw, { partitionCount: undefined, keyRule: this.layout.keyRule, custom: this.canonicalizeKey !== undefined }).layout;
+  }
+
+  /** Throws StaleLayout when the stored metadata is not the layout keys were placed with. */
+  private current(raw: unknown, layout: PartitionedLayout): void {
+    if (raw === undefined) return; // the map's record is gone: nothing is stored, and a write stores it again
+    const r = raw as Partial<PartitionedLayout>;
+    const same = r.kind === "partitioned" && r.layoutVersion === layout.layoutVersion && r.partitionCount === layout.partitionCount && r.keyRule === layout.keyRule;
+    if (!same) throw new StaleLayout(raw);
+  }
+
+  /** The canonical key and partition of a caller's key under `layout`. */
+  private place(key: unknown, layout: PartitionedLayout, name: string): Placement {
+    let canonical: string;
+    if (this.canonicalizeKey) {
+      const given = args.string(name, key);
+      const out = this.canonicalizeKey(given);
+      if (typeof out !== "string") throw args.invalid(`canonicalizeKey must return a string, got ${args.describeType(out)} for ${name}`);
+      canonical = args.text(`the canonical form of ${name}`, out);
+    } else {
+      canonical = args.text(name, key);
+    }
+    const placed = core.placeKey(canonical, layout.keyRule === core.EMAIL_KEYS, layout.partitionCount);
+    return { key: placed.key, partitionName: core.partitionName(placed.index, layout.partitionCount) };
+  }
+
+  private partition(instance: string, stored: unknown): Partition<V> {
+    if (stored === undefined) return new Map();
+    if (stored instanceof Map) return stored as Partition<V>;
+    throw corrupt(this.name, instance, `a partition must be a Map, found ${args.describeType(stored)}`);
+  }
+
+  /** The value of `key` in a partition read from storage, checked when this map checks its values. */
+  private entry(instance: string, partition: Partition<V>, key: string): V | undefined {
+    if (!partition.has(key)) return undefined;
+    const value = partition.get(key);
+    const problem = this.check?.(key, value);
+    if (problem !== undefined) throw corrupt(this.name, instance, problem);
+    return value;
   }
 
   /** The value stored under `key`, or `undefined`. Reads one partition, takes no lock. */
   async get(key: string): Promise<V | undefined> {
-    return this.getAt(this.place(key));
-  }
-
-  /** `get` for a key already placed (see `place`). */
-  async getAt(placement: Placement): Promise<V | undefined> {
-    const stored = await this.ctx.store.read(this.name, placement.partitionName);
-    return asPartition<V>(this.name, placement.partitionName, stored).get(placement.key);
+    return this.withLayout(async (layout) => {
+      const p = this.place(key, layout, "key");
+      const { meta, values } = await this.ctx.store.read(this.name, [p.partitionName]);
+      this.current(meta, layout);
+      return this.entry(p.partitionName, this.partition(p.partitionName, values[0]), p.key);
+    });
   }
 
   /** Values of many keys, by canonical key (absent keys are left out); each partition is read once, in one transaction. */
   async getMany(keys: Iterable<string>): Promise<Map<string, V>> {
-    const groups = this.group(Array.from(keys, (k) => [this.place(k), undefined] as const));
-    const names = [...groups.keys()];
-    const partitions = await this.ctx.store.readMany(this.name, names);
-    const found = new Map<string, V>();
-    names.forEach((name, i) => {
-      const partition = asPartition<V>(this.name, name, partitions[i]);
-      for (const [placement] of groups.get(name)!) {
-        if (partition.has(placement.key)) found.set(placement.key, partition.get(placement.key) as V);
+    const list = args.list<unknown>("keys", keys, args.MAX_BATCH);
+    return this.withLayout(async (layout) => {
+      const placed = list.map((k, i) => this.place(k, layout, `keys[${i}]`));
+      const names = [...new Set(placed.map((p) => p.partitionName))];
+      const { meta, values } = await this.ctx.store.read(this.name, names);
+      this.current(meta, layout);
+      const partitions = new Map(names.map((n, i) => [n, this.partition(n, values[i])]));
+      const found = new Map<string, V>();
+      for (const p of placed) {
+        const partition = partitions.get(p.partitionName)!;
+        if (partition.has(p.key)) found.set(p.key, this.entry(p.partitionName, partition, p.key) as V);
       }
+      return found;
     });
-    return found;
   }
 
   /** Stores `value` under `key`: locks, reads and rewrites one partition. Idempotent. */
   async upsert(key: string, value: V, options: WriteOptions = {}): Promise<void> {
-    await this.upsertAt(this.place(key), value, options);
-  }
-
-  /** `upsert` for a key already placed (see `place`). */
-  upsertAt(placement: Placement, value: V, options: WriteOptions = {}): Promise<void> {
-    return this.writeGroups(this.group([[placement, value]]), options);
+    await this.upsertEach([key], ["key"], () => value, writeOptions(options));
   }
 
   /**
    * Stores many entries: keys are grouped by partition, every partition involved is locked
-   * (in sorted order) and written once, all in one transaction. Returns the number written.
+   * (in name order) and written once, all in one transaction. Returns the number written.
+   * At most 1,000,000 entries a call.
    */
   async upsertMany(entries: Iterable<readonly [string, V]>, options: WriteOptions = {}): Promise<number> {
-    const placed = Array.from(entries, ([k, v]) => [this.place(k), v] as const);
-    await this.writeGroups(this.group(placed), options);
-    return placed.length;
+    const opts = writeOptions(options);
+    const list = args.list<unknown>("entries", entries, args.MAX_BATCH).map((e, i) => {
+      if (!Array.isArray(e) || e.length < 2) throw args.invalid(`entries[${i}] must be a [key, value] array, got ${args.describeType(e)}`);
+      return e as unknown as readonly [unknown, V];
+    });
+    const stored = await this.upsertEach(
+      list.map(([k]) => k),
+      list.map((_, i) => `entries[${i}][0]`),
+      (_, i) => list[i]![1],
+      opts,
+    );
+    return stored.length;
+  }
+
+  /**
+   * @internal Stores, under each of `keys` (named `names[i]` in messages), the value `value`
+   * makes from its canonical form; returns the values stored.
+   */
+  async upsertEach(keys: readonly unknown[], names: readonly string[], value: (canonicalKey: string, i: number) => V, options: WriteOptions): Promise<V[]> {
+    return this.edit(options, (layout) => keys.map((k, i) => this.place(k, layout, names[i]!)), (partition, placed) =>
+      placed.map((p, i) => {
+        const v = value(p.key, i);
+        partition(p.partitionName).set(p.key, v);
+        return v;
+      }),
+    );
   }
 
   /**
    * Atomically replaces the value of `key` with `change(current)` (`current` is `undefined`
-   * when absent) under the partition's lock, and returns the stored value.
+   * when absent) under the partition's lock, and returns the stored value. An error thrown
+   * by `change` is passed on as it is, and nothing is written.
    */
   async update(key: string, change: (current: V | undefined) => V, options: WriteOptions = {}): Promise<V> {
-    const placement = this.place(key);
-    let value: V | undefined;
-    await this.writePartitions([placement.partitionName], options, (_, partition) => {
-      value = change(partition.get(placement.key));
-      partition.set(placement.key, value);
-    });
-    return value as V;
-  }
-
-  /** Entries per partition, index order: reads every partition (one transaction). For views and stats, not lookups. */
-  async partitionSizes(): Promise<number[]> {
-    const names = Array.from({ length: this.partitionCount }, (_, i) => partitionName(i, this.partitionCount));
-    const partitions = await this.ctx.store.readMany(this.name, names);
-    return partitions.map((p, i) => asPartition<V>(this.name, names[i]!, p).size);
-  }
-
-  private group(entries: ReadonlyArray<readonly [Placement, V | undefined]>): Map<string, Array<readonly [Placement, V | undefined]>> {
-    const groups = new Map<string, Array<readonly [Placement, V | undefined]>>();
-    for (const entry of entries) {
-      const list = groups.get(entry[0].partitionName);
-      if (list) list.push(entry);
-      else groups.set(entry[0].partitionName, [entry]);
-    }
-    return groups;
-  }
-
-  private writeGroups(groups: Map<string, Array<readonly [Placement, V | undefined]>>, options: WriteOptions): Promise<void> {
-    return this.writePartitions([...groups.keys()], options, (name, partition) => {
-      for (const [placement, value] of groups.get(name)!) partition.set(placement.key, value as V);
+    const fn = args.func<(current: V | undefined) => V>("change", change);
+    return this.edit(writeOptions(options), (layout) => [this.place(key, layout, "key")], (partition, [p]) => {
+      const value = fn(this.entry(p!.partitionName, partition(p!.partitionName), p!.key));
+      partition(p!.partitionName).set(p!.key, value);
+      return value;
     });
   }
 
-  /** Locks `names` (sorted), then reads, changes and rewrites those partitions in one transaction. */
-  private writePartitions(names: readonly string[], options: WriteOptions, change: (name: string, partition: Partition<V>) => void): Promise<void> {
-    if (names.length === 0) return Promise.resolve();
-    const locks = names.map((n) => instanceLock(this.ctx, this.name, n));
-    const doing = names.length === 1 ? `writing "${names[0]}" of map "${this.name}"` : `writing ${names.length} partitions of map "${this.name}"`;
-    return withLocks(this.ctx.locks, locks, options, () =>
-      this.ctx.store.write(this.name, names, doing, (meta, values) => {
-        const kept = checkLayout(this.name, meta, this.layout);
-        const put = names.map((name, i) => {
-          const partition = asPartition<V>(this.name, name, values[i]);
-          change(name, partition);
-          return [name, partition] as const;
-        });
-        return { put, meta: meta === undefined ? kept : undefined, result: undefined };
-      }),
+  /** Removes `key`; true if it was there. Locks and rewrites one partition (removed when left empty). */
+  async delete(key: string, options: WriteOptions = {}): Promise<boolean> {
+    return this.deleteMany([key], options).then((n) => n === 1);
+  }
+
+  /** Removes many keys in one transaction; returns how many were there. */
+  async deleteMany(keys: Iterable<string>, options: WriteOptions = {}): Promise<number> {
+    const opts = writeOptions(options);
+    const list = args.list<unknown>("keys", keys, args.MAX_BATCH);
+    return this.edit(opts, (layout) => list.map((k, i) => this.place(k, layout, `keys[${i}]`)), (partition, placed) =>
+      placed.reduce((n, p) => n + (partition(p.partitionName).delete(p.key) ? 1 : 0), 0),
     );
+  }
+
+  /**
+   * Locks the partitions `place` names (and the map, shared, so a resize waits for writers
+   * and they for it), then reads, changes and rewrites them in one transaction. `change`
+   * edits partitions through `partition(name)`; only those it asked for are written, and a
+   * partition left empty is removed.
+   */
+  private edit<T>(options: WriteOptions, place: (layout: PartitionedLayout) => Placement[], change: (partition: (name: string) => Partition<V>, placed: Placement[]) => T): Promise<T> {
+    return this.withLayout((layout) => {
+      const placed = place(layout);
+      const names = [...new Set(placed.map((p) => p.partitionName))].sort();
+      const requests: LockRequest[] = [{ key: lockKey(this.ctx, this.name), mode: "shared" }, ...names.map((n) => ({ key: lockKey(this.ctx, this.name, n), mode: "exclusive" as const }))];
+      const doing = names.length === 1 ? `writing "${names[0]}" of map "${this.name}"` : `writing ${names.length} partitions of map "${this.name}"`;
+      return withLocks(this.ctx.locks, requests, options, () => this.write(names, doing, layout, (partitions) => change(partitions, placed)));
+    });
+  }
+
+  /** One transaction over `names`: checks the layout, lets `change` edit, writes what it edited. */
+  private write<T>(names: readonly string[], doing: string, layout: PartitionedLayout, change: (partition: (name: string) => Partition<V>) => T, all?: ReadAll): Promise<T> {
+    return this.ctx.store.write(
+      this.name,
+      names,
+      doing,
+      ({ meta, values }) => {
+        this.current(meta, layout);
+        const stored = new Map(names.map((n, i) => [n, values[i]]));
+        const edited = new Map<string, Partition<V>>();
+        const partition = (name: string) => {
+          let p = edited.get(name);
+          if (!p) edited.set(name, (p = this.partition(name, stored.get(name))));
+          return p;
+        };
+        const result = change(partition);
+        const put = [...edited].filter(([, p]) => p.size > 0);
+        const removed = [...edited].filter(([n, p]) => p.size === 0 && stored.get(n) !== undefined).map(([n]) => n);
+        return { put, delete: removed, meta: meta === undefined ? layout : undefined, result };
+      },
+      all,
+    );
+  }
+
+  /** Entries per stored partition, by partition name (index order). Reads every partition, one at a time, in one transaction. */
+  async partitionSizes(): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    await this.scan((instance, partition) => void sizes.set(instance, partition.size));
+    return sizes;
+  }
+
+  /** Entries in the whole map: reads every partition, one at a time, in one transaction. */
+  async count(): Promise<number> {
+    let total = 0;
+    await this.scan((_, partition) => void (total += partition.size));
+    return total;
+  }
+
+  private async scan(visit: (instance: string, partition: Partition<V>) => void): Promise<void> {
+    await this.ctx.store.scan(this.name, `reading the partitions of map "${this.name}"`, (_, instance, value) => visit(instance, this.partition(instance, value)));
+  }
+
+  /** Removes every entry (every partition instance); the layout stays. Waits for, and holds back, every writer of the map. */
+  async clear(options: WriteOptions = {}): Promise<void> {
+    const opts = writeOptions(options);
+    await this.withLayout((layout) =>
+      withLocks(this.ctx.locks, [{ key: lockKey(this.ctx, this.name), mode: "exclusive" }], opts, () =>
+        this.ctx.store.write(
+          this.name,
+          [],
+          `clearing map "${this.name}"`,
+          ({ meta, names }) => {
+            this.current(meta, layout);
+            return { delete: names, meta: meta === undefined ? layout : undefined, result: undefined };
+          },
+          "keys",
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Every entry, in partition index order and then canonical key order (UTF-16 code units).
+   * Reads one partition per step, each a consistent snapshot; takes no lock. A resize that
+   * commits while it runs makes it throw `layout_changed` rather than skip or repeat a key.
+   */
+  async *entries(): AsyncIterableIterator<[string, V]> {
+    let after: string | undefined;
+    let layout: PartitionedLayout | undefined;
+    for (;;) {
+      const step = await this.ctx.store.readNext(this.name, after, `reading the partitions of map "${this.name}"`);
+      if (step.meta === undefined) return;
+      if (layout === undefined) {
+        try {
+          this.current(step.meta, this.layout);
+        } catch (e) {
+          if (!(e instanceof StaleLayout)) throw e;
+          this.adopt(e.raw);
+        }
+        layout = this.layout;
+      } else {
+        try {
+          this.current(step.meta, layout);
+        } catch (e) {
+          if (!(e instanceof StaleLayout)) throw e;
+          this.adopt(e.raw);
+          throw new AttrmapError("layout_changed", `map "${this.name}" was resized while its entries were being read`);
+        }
+      }
+      if (step.instance === undefined) return;
+      const partition = this.partition(step.instance, step.value);
+      for (const key of [...partition.keys()].sort()) {
+        if (typeof key !== "string") throw corrupt(this.name, step.instance, `a key is ${args.describeType(key)}, not a string`);
+        yield [key, this.entry(step.instance, partition, key) as V];
+      }
+      after = step.instance;
+    }
+  }
+
+  /** Every canonical key, in the order of `entries()`. */
+  async *keys(): AsyncIterableIterator<string> {
+    for await (const [key] of this.entries()) yield key;
+  }
+
+  /** Every value, in the order of `entries()`. */
+  async *values(): AsyncIterableIterator<V> {
+    for await (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<[string, V]> {
+    return this.entries();
   }
 }

@@ -1,11 +1,17 @@
 // The subscriber archive of the source documents: registrations in a chunked log.
+import * as args from "./args.js";
 import type { Context } from "./context.js";
-import { ChunkedLog, type ChunkedLogOptions } from "./chunked-log.js";
+import { ChunkedLog, type ChunkedLogOptions, type RecordsOptions } from "./chunked-log.js";
 import type { WriteOptions } from "./locks.js";
-import type { NewSubscriber, Subscriber } from "../wasm/attrmap.js";
+import { subscriberRecords, type NewSubscriber, type Subscriber } from "./records.js";
 
 /** The map name the reference server uses. */
 export const SUBSCRIBER_CHUNKS_MAP = "SubscriberChunks";
+
+export interface SubscriberArchiveOptions extends ChunkedLogOptions {
+  /** Another map name than the reference server's. */
+  mapName?: string;
+}
 
 /** A page as the reference server returns it. */
 export interface SubscriberPage {
@@ -19,23 +25,36 @@ export interface SubscriberPage {
 export class SubscriberArchive {
   private constructor(readonly log: ChunkedLog<NewSubscriber, Subscriber>) {}
 
-  static async open(ctx: Context, options: ChunkedLogOptions & { mapName?: string } = {}): Promise<SubscriberArchive> {
-    return new SubscriberArchive(await ChunkedLog.openSubscribers(ctx, options.mapName ?? SUBSCRIBER_CHUNKS_MAP, options));
+  static async open(ctx: Context, options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
+    const o = args.options("options", options);
+    const mapName = args.field("options", o, "mapName");
+    const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : args.string("options.mapName", mapName);
+    return new SubscriberArchive(await ChunkedLog.open(ctx, name, { chunkSize: args.field("options", o, "chunkSize") }, subscriberRecords));
   }
 
   /** Registers a subscriber and returns it with its sequence. Not idempotent: each call appends. */
-  registerSubscriber(input: NewSubscriber, options: WriteOptions = {}): Promise<Subscriber> {
-    return this.log.append(input, options);
+  async registerSubscriber(subscriber: NewSubscriber, options: WriteOptions = {}): Promise<Subscriber> {
+    return this.log.append(subscriber, options);
   }
 
-  /** Registers many subscribers in order, in one transaction. All or nothing. */
-  registerSubscribers(inputs: readonly NewSubscriber[], options: WriteOptions = {}): Promise<Subscriber[]> {
-    return this.log.appendMany(inputs, options);
+  /** Registers many subscribers in order, in one transaction. All or nothing; at most 1,000,000 a call. */
+  async registerSubscribers(subscribers: Iterable<NewSubscriber>, options: WriteOptions = {}): Promise<Subscriber[]> {
+    return this.log.appendMany(subscribers, options);
   }
 
   /** The page for `pageToken` (`""`/`"current"`: the newest), subscribers newest first. */
   async getSubscriberPage(pageToken = ""): Promise<SubscriberPage> {
     const page = await this.log.page(pageToken);
     return { pageToken: page.pageToken, subscribers: page.records, nextPageToken: page.nextPageToken };
+  }
+
+  /** Every retained subscriber, newest first unless `{ order: "oldest" }`; one chunk read per step. */
+  subscribers(options: RecordsOptions = {}): AsyncIterableIterator<Subscriber> {
+    return this.log.records(options);
+  }
+
+  /** Subscribers retained. */
+  async count(): Promise<number> {
+    return this.log.count();
   }
 }

@@ -108,9 +108,13 @@ test("reads touch exactly one instance: a lookup among 10,000 profiles, a page o
       partition: window.attrmap.emailPartition("user4242@example.com").partitionName,
     };
   });
-  assert.deepEqual(result.lookup, { value: "User 4242", requests: [`get instances ["CustomerProfilesByEmailPartition","${result.partition}"]`] });
-  assert.deepEqual(result.current, { value: 100, requests: ['get instances ["SubscriberChunks","current"]'] });
-  assert.deepEqual(result.archived, { value: 5100, requests: ['get instances ["SubscriberChunks","00000000000000005001"]'] });
+  // Each read gets the one instance it needs, and the map's small layout record beside it.
+  assert.deepEqual(result.lookup, {
+    value: "User 4242",
+    requests: ['get maps "CustomerProfilesByEmailPartition"', `get instances ["CustomerProfilesByEmailPartition","${result.partition}"]`],
+  });
+  assert.deepEqual(result.current, { value: 100, requests: ['get maps "SubscriberChunks"', 'get instances ["SubscriberChunks","current"]'] });
+  assert.deepEqual(result.archived, { value: 5100, requests: ['get maps "SubscriberChunks"', 'get instances ["SubscriberChunks","00000000000000005001"]'] });
 });
 
 test("a real quota error: the upsert fails with quota_exceeded and the stored data stays intact", async (t) => {
@@ -156,7 +160,7 @@ test("another tab upgrading the database: this tab lets go, reopens, and a newer
   const upgraded = await other.evaluate(
     () =>
       new Promise<string>((resolve) => {
-        const req = indexedDB.open("versions", 2);
+        const req = indexedDB.open("versions", 3);
         req.onblocked = () => resolve("blocked");
         req.onsuccess = () => {
           req.result.close();
@@ -174,7 +178,7 @@ test("another tab upgrading the database: this tab lets go, reopens, and a newer
       (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `${e}`),
     );
   });
-  assert.match(after, /^version_conflict: opening database "versions" at version 1 failed: VersionError/);
+  assert.match(after, /^version_conflict: opening database "versions" at version 2 failed: VersionError/);
   assert.deepEqual(ours.errors, []);
 });
 

@@ -90,8 +90,8 @@ test("customer profile: upsert and get, bad input 400, unknown 404, wrong method
   await bad("PUT", `${HASH}/customer-profile`, { fullName: "x" }, "emailAddress is required");
   await bad("PUT", `${HASH}/customer-profile`, { emailAddress: "josé@example.com" }, "emailAddress must contain only ASCII characters");
   await bad("PUT", `${HASH}/customer-profile`, "{not json", /^invalid JSON body/);
-  await bad("PUT", `${HASH}/customer-profile`, "[1,2]", "the request body must be a JSON object");
-  await bad("PUT", `${HASH}/customer-profile`, { emailAddress: "a@b", fullName: 5 }, /^customer profile: /);
+  await bad("PUT", `${HASH}/customer-profile`, "[1,2]", "body must be an object, got array");
+  await bad("PUT", `${HASH}/customer-profile`, { emailAddress: "a@b", fullName: 5 }, "body.fullName must be a string, got number");
   await bad("GET", `${HASH}/customer-profile`, undefined, "emailAddress is required");
   await bad("GET", `${HASH}/customer-profile?emailAddress=%20%09`, undefined, "emailAddress is required");
   assert.deepEqual(await call("GET", `${HASH}/customer-profile?emailAddress=Nobody@Example.com`), { status: 404, body: { error: 'customer profile "nobody@example.com" not found' }, type: "application/json; charset=utf-8" });
@@ -125,9 +125,14 @@ test("subscribers: register and page, bad input 400, missing page 404", async ()
 test("a write while another tab holds the partition's lock answers 409", async () => {
   const lock = await page.evaluate(() => {
     const { lockName, emailPartition } = window.attrmap;
-    const name = lockName("attrmap", "CustomerProfilesByEmailPartition", emailPartition("busy@example.com").partitionName);
-    void navigator.locks.request(name, () => new Promise<void>((r) => ((window as unknown as { release: () => void }).release = r)));
-    return name;
+    const name = lockName({ database: "attrmap", map: "CustomerProfilesByEmailPartition", instance: emailPartition("busy@example.com").partitionName });
+    // Resolves once the lock is held, so the request below meets a held lock.
+    return new Promise<string>((held) => {
+      void navigator.locks.request(name, () => {
+        held(name);
+        return new Promise<void>((r) => ((window as unknown as { release: () => void }).release = r));
+      });
+    });
   });
   assert.ok(lock.includes("partition-"));
   const answer = await call("PUT", `${HASH}/customer-profile`, { emailAddress: "busy@example.com" });

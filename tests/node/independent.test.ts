@@ -2,16 +2,8 @@
 // inputs: emails, partition counts, page tokens and log appends.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  AttrmapError,
-  appendSubscribers,
-  emailPartition,
-  logPage,
-  partitionName,
-  validatePageToken,
-  type LogState,
-  type Subscriber,
-} from "attrmap";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { AttrmapError, emailPartition, openAttrmap, partitionName, validatePageToken } from "attrmap";
 
 // ---- the independent implementation ----------------------------------------------------
 const WS = new Set([0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]);
@@ -154,44 +146,97 @@ test("10,000 generated page tokens and chunk sizes: same verdict as a BigInt ref
   assert.ok(valid > 1000 && valid < 9000, `valid ${valid}`);
 });
 
-test("generated logs: sequences, rollovers and every page follow SPEC.md", () => {
-  const r = rng(99);
-  for (let round = 0; round < 40; round++) {
-    const chunk = 1 + Math.floor(r() * 12);
-    const total = Math.floor(r() * 60);
-    let state: LogState | undefined;
-    let current: Subscriber[] | undefined;
-    const archive = new Map<string, Subscriber[]>();
-    for (let n = 1; n <= total; ) {
-      // Batches of 1 to 15 records, so rollovers happen inside batches too.
-      const size = Math.min(total - n + 1, 1 + Math.floor(r() * 15));
-      const inputs = Array.from({ length: size }, (_, i) => ({ subscriberId: `s${n + i}`, deliveryAddress: `d${n + i}` }));
-      const step = appendSubscribers(state, current, inputs, chunk);
-      assert.deepEqual(step.records.map((s) => s.sequence), inputs.map((_, i) => n + i));
-      assert.deepEqual(step.records.map((s) => s.subscriberId), inputs.map((x) => x.subscriberId));
-      for (const a of step.archived) {
-        assert.equal(a.records.length, chunk);
-        assert.equal(a.token, String(a.records[0]!.sequence).padStart(20, "0"));
-        assert.ok(!archive.has(a.token), "an archive token is written once");
-        archive.set(a.token, a.records);
-      }
-      ({ state, current } = step);
-      n += size;
+/** An independent model of a chunked log with chunk-size segments and retention (SPEC 2 and 5.3). */
+class ModelLog {
+  segments = [{ from: 1, size: 0 }];
+  current: number[] = [];
+  archives = new Map<number, number[]>(); // first sequence -> sequences, insertion order = oldest first
+  next = 1;
+  constructor(size: number) {
+    this.segments[0]!.size = size;
+  }
+  private get size(): number {
+    return this.segments.at(-1)!.size;
+  }
+  private archiveCurrent(): void {
+    this.archives.set(this.current[0]!, this.current);
+    this.current = [];
+  }
+  append(n: number): number[] {
+    const given: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (this.current.length === this.size) this.archiveCurrent();
+      this.current.push(this.next);
+      given.push(this.next++);
     }
-    // Reference: records 1..total, archived in full chunks except a non-empty tail in current.
-    const archivedCount = total === 0 ? 0 : Math.floor((total - 1) / chunk) * chunk;
-    assert.equal(archive.size, archivedCount / chunk);
-    assert.equal(state?.nextSequence ?? 1, total + 1);
-    assert.equal(state?.latestArchivedChunkToken ?? "", archivedCount ? String(archivedCount - chunk + 1).padStart(20, "0") : "");
-    const seen: number[] = [];
-    let token = "";
-    for (let pages = 0; pages <= total + 1; pages++) {
-      const page = logPage(token, token === "" ? current : archive.get(token), chunk, "subscriber");
-      seen.push(...page.records.map((s) => s.sequence));
-      if (page.nextPageToken === "") break;
+    return given;
+  }
+  changeChunkSize(size: number): void {
+    if (size === this.size) return;
+    if (this.current.length > 0) this.archiveCurrent();
+    const last = this.segments.at(-1)!;
+    if (last.from === this.next) last.size = size;
+    else this.segments.push({ from: this.next, size });
+  }
+  dropBefore(first: number): number {
+    let dropped = 0;
+    for (const f of [...this.archives.keys()]) if (f < first && this.archives.delete(f)) dropped++;
+    return dropped;
+  }
+  /** Pages newest first: [token, sequences newest first, next token]. */
+  pages(): Array<[string, number[], string]> {
+    const token = (f: number) => String(f).padStart(20, "0");
+    const firsts = [...this.archives.keys()].reverse();
+    const out: Array<[string, number[], string]> = [["current", [...this.current].reverse(), firsts[0] === undefined ? "" : token(firsts[0])]];
+    firsts.forEach((f, i) => out.push([token(f), [...this.archives.get(f)!].reverse(), firsts[i + 1] === undefined ? "" : token(firsts[i + 1]!)]));
+    return out;
+  }
+}
+
+test("generated logs with batches, chunk-size changes and retention: every page as an independent model says", async () => {
+  const r = rng(99);
+  const store = openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange });
+  for (let round = 0; round < 30; round++) {
+    const size = 1 + Math.floor(r() * 12);
+    const log = await store.chunkedLog<null>(`log-${round}`, { chunkSize: size });
+    const model = new ModelLog(size);
+    for (let step = 0; step < 12; step++) {
+      const what = r();
+      if (what < 0.6) {
+        // Batches of 0 to 15 records, so rollovers happen inside batches too.
+        const n = Math.floor(r() * 16);
+        const records = await log.appendMany(Array.from({ length: n }, () => null));
+        assert.deepEqual(records.map((x) => x.sequence), model.append(n));
+      } else if (what < 0.85) {
+        const next = 1 + Math.floor(r() * 12);
+        await log.changeChunkSize(next);
+        model.changeChunkSize(next);
+      } else if (model.archives.size > 0) {
+        const firsts = [...model.archives.keys()];
+        const first = firsts[Math.floor(r() * firsts.length)]!;
+        assert.equal(await log.dropArchivesBefore(String(first).padStart(20, "0")), model.dropBefore(first));
+      }
+    }
+    const got: Array<[string, number[], string]> = [];
+    for (let token = "current"; ; ) {
+      const page = await log.page(token);
+      got.push([page.pageToken, page.records.map((x) => x.sequence), page.nextPageToken]);
+      if (page.nextPageToken === "" || got.length > 1000) break;
       token = page.nextPageToken;
     }
-    assert.deepEqual(seen, Array.from({ length: total }, (_, i) => total - i), `chunk ${chunk}, ${total} appends`);
+    assert.deepEqual(got, model.pages(), `round ${round}: segments ${JSON.stringify(model.segments)}`);
+    const retained = model.pages().flatMap(([, seqs]) => seqs);
+    assert.equal(await log.count(), retained.length);
+    const oldest: number[] = [];
+    for await (const record of log.records({ order: "oldest" })) oldest.push(record.sequence);
+    assert.deepEqual(oldest, [...retained].reverse());
+    // Every archive token is valid; the sequence after an archive's first is not a boundary.
+    for (const [first, seqs] of model.archives) {
+      if (seqs.length > 1) {
+        const off = String(first + 1).padStart(20, "0");
+        await assert.rejects(log.page(off), (e: unknown) => e instanceof AttrmapError && e.code === "invalid_page_token", off);
+      }
+    }
   }
 });
 

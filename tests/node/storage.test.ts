@@ -3,10 +3,10 @@
 // Browser behaviour is tested in Chromium (tests/browser); this covers the Node path only.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { IDBFactory } from "fake-indexeddb";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { AttrmapError, InProcessLocks, openAttrmap, retryOnConflict } from "attrmap";
 
-const fresh = () => openAttrmap({ indexedDB: new IDBFactory() });
+const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange });
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : `not an AttrmapError: ${e}`));
 
 test("Node 20 has no navigator.locks or indexedDB: openAttrmap needs an IndexedDB and says so", () => {
@@ -37,7 +37,7 @@ test("concurrent upserts to one partition through the fallback lose nothing", as
 
 test("the in-process fallback: ifAvailable conflicts, waits time out or abort, FIFO hand-over", async () => {
   const locks = new InProcessLocks();
-  const store = openAttrmap({ indexedDB: new IDBFactory(), locks });
+  const store = openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks });
   const dir = await store.customerDirectory({ partitionCount: 1 });
   let release!: () => void;
   const held = locks.request('attrmap:["attrmap","CustomerProfilesByEmailPartition","partition-0"]', {}, () => new Promise<void>((r) => (release = r)));

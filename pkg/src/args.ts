@@ -1,0 +1,144 @@
+// Checks of a caller's arguments by JavaScript type, before anything reaches the Rust core:
+// values are never coerced, and an object is read here, field by field, so no caller code
+// (a getter, a proxy trap) runs while wasm is on the stack. Value rules (ranges, formats)
+// stay in Rust; these checks only make sure Rust receives the primitives it expects.
+import { MAX_TEXT_LENGTH } from "./core.js";
+import { AttrmapError } from "./errors.js";
+
+/** Most items one bulk call (`upsertMany`, `appendMany`, ...) takes: a batch is one transaction, held in memory whole. */
+export const MAX_BATCH = 1_000_000;
+
+/** The JavaScript type of `value` as a message names it: `number`, `null`, `array`, `Uint16Array`, ... */
+export function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number" && Number.isNaN(value)) return "NaN";
+  if (typeof value !== "object") return typeof value;
+  try {
+    const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    return typeof name === "string" && name !== "Object" && name !== "" ? name : "object";
+  } catch {
+    return "object"; // a revoked proxy
+  }
+}
+
+export function invalid(message: string, cause?: unknown): AttrmapError {
+  return new AttrmapError("invalid_argument", message, cause === undefined ? undefined : { cause });
+}
+
+function wrongType(name: string, wanted: string, value: unknown): AttrmapError {
+  return invalid(`${name} must be ${wanted}, got ${describeType(value)}`);
+}
+
+/** A string of any length (stored as it is, never sent to wasm). */
+export function string(name: string, value: unknown): string {
+  if (typeof value !== "string") throw wrongType(name, "a string", value);
+  return value;
+}
+
+/** A string short enough to cross into wasm. */
+export function text(name: string, value: unknown): string {
+  const s = string(name, value);
+  if (s.length > MAX_TEXT_LENGTH) throw invalid(`${name} must be at most ${MAX_TEXT_LENGTH} characters, got ${s.length}`);
+  return s;
+}
+
+/** A number (its range is the core's to check). */
+export function number(name: string, value: unknown): number {
+  if (typeof value !== "number") throw wrongType(name, "a number", value);
+  return value;
+}
+
+export function optionalNumber(name: string, value: unknown): number | undefined {
+  return value === undefined ? undefined : number(name, value);
+}
+
+/** A number of milliseconds from 0 to 2^31 - 1 (what timers take), or Infinity where `infinite` allows it. */
+export function duration(name: string, value: unknown, infinite: boolean): number {
+  const ms = number(name, value);
+  if ((ms >= 0 && ms <= 2 ** 31 - 1) || (infinite && ms === Infinity)) return ms;
+  throw invalid(`${name} must be a number of milliseconds from 0 to 2147483647${infinite ? " or Infinity" : ""}, got ${ms}`);
+}
+
+/** A whole number from `min` up (attempt counts, limits): no NaN, no Infinity, no coercion. */
+export function count(name: string, value: unknown, min: number): number {
+  const n = number(name, value);
+  if (Number.isSafeInteger(n) && n >= min) return n;
+  throw invalid(`${name} must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER}, got ${n}`);
+}
+
+export function boolean(name: string, value: unknown): boolean {
+  if (typeof value !== "boolean") throw wrongType(name, "a boolean", value);
+  return value;
+}
+
+export function func<F extends (...args: never[]) => unknown>(name: string, value: unknown): F {
+  if (typeof value !== "function") throw wrongType(name, "a function", value);
+  return value as F;
+}
+
+/** An object to read fields from (not null, not an array, not a function). */
+export function object(name: string, value: unknown): object {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw wrongType(name, "an object", value);
+  return value;
+}
+
+/** `options` of a call: absent, or an object. */
+export function options(name: string, value: unknown): object {
+  return value === undefined ? {} : object(name, value);
+}
+
+/** Reads one field of a caller's object; a getter or proxy that throws becomes `invalid_argument`. */
+export function field(owner: string, value: object, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch (e) {
+    throw invalid(`${owner}.${key} could not be read: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
+}
+
+/** An array (or other iterable) copied into a plain array of at most `max` items, so a huge sparse array is refused before it is walked. */
+export function list<T>(name: string, value: unknown, max: number): T[] {
+  if (Array.isArray(value)) {
+    if (value.length > max) throw invalid(`${name} may hold at most ${max} items, got ${value.length}`);
+    return Array.from(value as T[]);
+  }
+  if (typeof value !== "object" || value === null || typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function") {
+    throw wrongType(name, "an array or iterable", value);
+  }
+  const out: T[] = [];
+  try {
+    for (const item of value as Iterable<T>) {
+      if (out.length === max) throw invalid(`${name} may hold at most ${max} items`);
+      out.push(item);
+    }
+  } catch (e) {
+    if (e instanceof AttrmapError) throw e;
+    throw invalid(`${name} could not be iterated: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
+  return out;
+}
+
+// The intrinsic getter that reads a typed array's own kind from its internal slot: a plain
+// object dressed up as a Uint8Array (its own Symbol.toStringTag, length, buffer) is not one.
+const typedArrayKind = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, Symbol.toStringTag)!.get!;
+const bufferOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, "buffer")!.get!;
+const offsetOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, "byteOffset")!.get!;
+const lengthOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, "byteLength")!.get!;
+
+/** A Uint8Array (a Node Buffer too, or one from another realm), as a view of this realm over its bytes. */
+export function bytes(name: string, value: unknown): Uint8Array {
+  if (typedArrayKind.call(value) !== "Uint8Array") throw wrongType(name, "a Uint8Array", value);
+  try {
+    return new Uint8Array(bufferOf.call(value) as ArrayBufferLike, offsetOf.call(value) as number, lengthOf.call(value) as number);
+  } catch (e) {
+    throw invalid(`${name} can't be read: ${e instanceof Error ? e.message : String(e)}`, e); // a detached buffer
+  }
+}
+
+/** An AbortSignal, or absent. */
+export function signal(name: string, value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return value;
+  throw wrongType(name, "an AbortSignal", value);
+}

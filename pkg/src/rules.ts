@@ -1,0 +1,88 @@
+// The pure rules of SPEC.md as public functions: canonical emails, FNV-1a, partitions and
+// page tokens, exactly as every reference SDK computes them. Each checks its arguments'
+// types, then asks the Rust core.
+import * as args from "./args.js";
+import * as core from "./core.js";
+import { profileInput, type CustomerProfile, type CustomerProfileInput } from "./records.js";
+
+/** Where one email lives. */
+export interface EmailPartition {
+  canonicalEmail: string;
+  /** 32-bit FNV-1a of the canonical email, unsigned. */
+  hash: number;
+  partitionIndex: number;
+  partitionName: string;
+}
+
+/** Where one canonical key lives. */
+export interface KeyPartition {
+  hash: number;
+  partitionIndex: number;
+  partitionName: string;
+}
+
+/** A profile ready to store, and where. */
+export interface PlacedCustomerProfile extends EmailPartition {
+  profile: CustomerProfile;
+}
+
+function partitionCountArg(partitionCount: unknown): number {
+  return core.resolvePartitionCount(args.optionalNumber("partitionCount", partitionCount));
+}
+
+/** Trims ASCII whitespace (0x20, 0x09-0x0D) and lowercases A-Z; throws `invalid_email`. */
+export function canonicalEmailAddress(emailAddress: string): string {
+  return core.canonicalEmail(args.text("emailAddress", emailAddress));
+}
+
+/** 32-bit FNV-1a of `bytes` (a `Uint8Array`, of any length), as an unsigned integer. */
+export function fnv1a32(bytes: Uint8Array): number {
+  return core.hashBytes(args.bytes("bytes", bytes));
+}
+
+function keyPartitionOf(canonicalKey: string, index: number, count: number): KeyPartition {
+  return { hash: core.keyHash(canonicalKey), partitionIndex: index, partitionName: core.partitionName(index, count) };
+}
+
+/** The canonical email, its hash and the partition it lives in (default 1000 partitions). */
+export function emailPartition(emailAddress: string, partitionCount?: number): EmailPartition {
+  const email = args.text("emailAddress", emailAddress);
+  const count = partitionCountArg(partitionCount);
+  const placed = core.placeKey(email, true, count);
+  return { canonicalEmail: placed.key, ...keyPartitionOf(placed.key, placed.index, count) };
+}
+
+/** The partition of a key that is already canonical (FNV-1a of its UTF-8 bytes, mod N). */
+export function keyPartition(canonicalKey: string, partitionCount?: number): KeyPartition {
+  const key = args.text("canonicalKey", canonicalKey);
+  const count = partitionCountArg(partitionCount);
+  return keyPartitionOf(key, core.placeKey(key, false, count).index, count);
+}
+
+/** The instance name of partition `index`: `partition-` + index padded to the largest index. */
+export function partitionName(index: number, partitionCount?: number): string {
+  return core.partitionName(args.number("index", index), partitionCountArg(partitionCount));
+}
+
+/** Checks a customer profile, canonicalizes its email and names its partition. */
+export function placeCustomerProfile(profile: CustomerProfileInput, partitionCount?: number): PlacedCustomerProfile {
+  const input = profileInput(profile);
+  const placed = emailPartition(input.emailAddress, partitionCount);
+  return { profile: { ...input, emailAddress: placed.canonicalEmail }, ...placed };
+}
+
+/** `"current"` for `""` or `"current"`, the token itself for a chunk boundary; else throws `invalid_page_token`. */
+export function validatePageToken(token: string, chunkSize?: number): string {
+  const t = args.text("token", token);
+  const size = core.resolveChunkSize(args.optionalNumber("chunkSize", chunkSize));
+  return core.isCurrentToken(t, Float64Array.of(1, size)) ? core.CURRENT : t;
+}
+
+/** The 20-digit token an archived chunk is stored under. Pass a bigint above 2^53 - 1. */
+export function archiveChunkToken(firstSequence: number | bigint): string {
+  if (typeof firstSequence === "number") return core.archiveToken(firstSequence);
+  if (typeof firstSequence !== "bigint") throw args.invalid(`firstSequence must be a number or a bigint, got ${args.describeType(firstSequence)}`);
+  // Only a bigint of a reasonable size is written out in decimal (one can have a billion digits).
+  if (BigInt.asIntN(512, firstSequence) !== firstSequence) throw args.invalid("firstSequence is a bigint far outside the range of tokens");
+  return core.archiveTokenOfDecimal(firstSequence.toString());
+}
