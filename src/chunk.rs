@@ -47,13 +47,24 @@ pub struct Cut {
     pub len: u64,
 }
 
-/// Every write of one append: the new records get `first_sequence..next_sequence`; each cut
-/// is archived under its first sequence's token; what follows the last cut is `current`.
+/// Every write of one append: the new records get `first_sequence..state.next_sequence`;
+/// `archive_count` full chunks of `chunk_len` records, the first starting at `archive_from`,
+/// are cut from `current` followed by the new records and archived; the rest is `current`.
+/// Cuts are described, not listed, so a plan stays small whatever the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppendPlan {
     pub first_sequence: u64,
-    pub archived: Vec<Cut>,
+    pub archive_from: u64,
+    pub chunk_len: u64,
+    pub archive_count: u64,
     pub state: LogState,
+}
+
+impl AppendPlan {
+    /// The chunks to archive, oldest first.
+    pub fn archived(&self) -> impl Iterator<Item = Cut> + '_ {
+        (0..self.archive_count).map(|k| Cut { first: self.archive_from + k * self.chunk_len, len: self.chunk_len })
+    }
 }
 
 /// `<noun> page "<token>" not found`, the SPEC message for a valid token with no chunk.
@@ -89,7 +100,9 @@ impl Log {
             )));
         }
         if retained_from < 1 || retained_from > current || !log.segments.is_boundary(u128::from(retained_from)) {
-            return Err(Error::corrupt(format!("retained records start at {retained_from}, which is not a chunk boundary up to {current}")));
+            return Err(Error::corrupt(format!(
+                "retained records start at {retained_from}, which is not a chunk boundary up to {current}"
+            )));
         }
         Ok(log)
     }
@@ -131,17 +144,20 @@ impl Log {
             )
         })?;
         let size = u64::from(self.size_in_force().get());
-        let mut first = self.current_first();
-        let mut archived = Vec::new();
-        // Every full chunk that a later record pushes out of `current` is archived.
-        while next - first > size {
-            archived.push(Cut { first, len: size });
-            first += size;
-        }
-        let latest = archived.last().map_or_else(|| self.state.latest_archived_chunk_token.clone(), |c| token_of(c.first));
+        let first = self.current_first();
+        // Every full chunk that a later record pushes out of `current` is archived: the
+        // records from `first` to `next - 1` fill (next - first - 1) / size chunks before the last.
+        let archive_count = (next - first).saturating_sub(1) / size;
+        let latest = if archive_count == 0 {
+            self.state.latest_archived_chunk_token.clone()
+        } else {
+            token_of(first + (archive_count - 1) * size)
+        };
         Ok(AppendPlan {
             first_sequence,
-            archived,
+            archive_from: first,
+            chunk_len: size,
+            archive_count,
             state: LogState { next_sequence: next, latest_archived_chunk_token: latest },
         })
     }
@@ -169,7 +185,8 @@ impl Log {
         let cut = (current_len > 0).then(|| Cut { first: self.current_first(), len: current_len });
         let state = LogState {
             next_sequence: next,
-            latest_archived_chunk_token: cut.map_or_else(|| self.state.latest_archived_chunk_token.clone(), |c| token_of(c.first)),
+            latest_archived_chunk_token: cut
+                .map_or_else(|| self.state.latest_archived_chunk_token.clone(), |c| token_of(c.first)),
         };
         Ok((Log { segments: self.segments.changed(next, size), state, retained_from: self.retained_from }, cut))
     }
@@ -184,7 +201,10 @@ impl Log {
         for (i, &s) in sequences.iter().enumerate() {
             let want = first + i as u64;
             if s != want as f64 {
-                return Err(Error::corrupt(format!("record {i} has sequence {} where {want} belongs", crate::layout::describe_number(s))));
+                return Err(Error::corrupt(format!(
+                    "record {i} has sequence {} where {want} belongs",
+                    crate::layout::describe_number(s)
+                )));
             }
         }
         Ok(())
@@ -232,7 +252,10 @@ impl Log {
     pub fn drop_archives_before(&self, token: &str, noun: &str) -> Result<(Log, u64)> {
         let value = parse_token_digits(token).filter(|&v| self.segments.is_boundary(v));
         let Some(value) = value else {
-            return Err(Error::new(ErrorCode::InvalidPageToken, format!("invalid page token \"{}\"", crate::layout::clip(token))));
+            return Err(Error::new(
+                ErrorCode::InvalidPageToken,
+                format!("invalid page token \"{}\"", crate::layout::clip(token)),
+            ));
         };
         let first = self.archived_chunk(value).ok_or_else(|| page_not_found(noun, token))?;
         let mut dropped = 0;
@@ -269,7 +292,7 @@ mod tests {
             all.extend(plan.first_sequence..plan.state.next_sequence);
             let base = self.log.current_first();
             let mut rest = all.as_slice();
-            for cut in &plan.archived {
+            for cut in plan.archived() {
                 assert_eq!(cut.first, base + (all.len() - rest.len()) as u64);
                 let (chunk, tail) = rest.split_at(cut.len as usize);
                 assert!(self.archive.insert(cut.first, chunk.to_vec()).is_none(), "archives are written once");
@@ -425,15 +448,32 @@ mod tests {
         let segments = || Segments::single(ChunkSize::new(100).unwrap());
         let log = Log::new(segments());
         assert_eq!(log.plan_append(3, 1).unwrap_err().code, ErrorCode::CorruptData);
-        let bad = |next, latest: &str| Log::checked(segments(), LogState { next_sequence: next, latest_archived_chunk_token: latest.into() }, 1);
+        let bad = |next, latest: &str| {
+            Log::checked(segments(), LogState { next_sequence: next, latest_archived_chunk_token: latest.into() }, 1)
+        };
         assert!(bad(0, "").is_err());
         assert!(bad(MAX_SEQUENCE + 2, "").is_err());
         assert!(bad(102, "").is_err(), "an archive exists, so the token may not be empty");
         assert!(bad(102, "00000000000000000001").is_ok());
         assert!(bad(50, "00000000000000000001").is_err());
-        assert!(Log::checked(segments(), LogState { next_sequence: 250, latest_archived_chunk_token: "00000000000000000101".into() }, 50).is_err());
-        assert!(Log::checked(segments(), LogState { next_sequence: 250, latest_archived_chunk_token: "00000000000000000101".into() }, 201).is_ok());
-        assert!(Log::checked(segments(), LogState { next_sequence: 250, latest_archived_chunk_token: "00000000000000000101".into() }, 301).is_err());
+        assert!(Log::checked(
+            segments(),
+            LogState { next_sequence: 250, latest_archived_chunk_token: "00000000000000000101".into() },
+            50
+        )
+        .is_err());
+        assert!(Log::checked(
+            segments(),
+            LogState { next_sequence: 250, latest_archived_chunk_token: "00000000000000000101".into() },
+            201
+        )
+        .is_ok());
+        assert!(Log::checked(
+            segments(),
+            LogState { next_sequence: 250, latest_archived_chunk_token: "00000000000000000101".into() },
+            301
+        )
+        .is_err());
     }
 
     #[test]
@@ -444,7 +484,9 @@ mod tests {
         assert!(log.check_chunk(1, false, &(1..=10).map(|x| x as f64).collect::<Vec<_>>()).is_ok());
         assert!(log.check_chunk(1, false, &[3.0, 2.0, 1.0]).is_err(), "too short");
         assert!(log.check_chunk(1, false, &(1..=15).map(|x| x as f64).collect::<Vec<_>>()).is_err(), "too long");
-        assert!(log.check_chunk(1, false, &(0..10).map(|x| if x == 4 { f64::NAN } else { (x + 1) as f64 }).collect::<Vec<_>>()).is_err());
+        assert!(log
+            .check_chunk(1, false, &(0..10).map(|x| if x == 4 { f64::NAN } else { (x + 1) as f64 }).collect::<Vec<_>>())
+            .is_err());
         assert!(log.check_chunk(21, true, &[21.0, 22.0, 23.0, 24.0, 25.0]).is_ok());
         assert!(log.check_chunk(21, true, &[21.0, 22.0]).is_err(), "current shorter than the state says");
     }

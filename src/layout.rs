@@ -118,9 +118,9 @@ impl KeyRule {
                 "keyRule \"{}\" is not built in (\"exact\", \"email\"): pass its canonicalizeKey",
                 clip(name)
             ))),
-            (_, true) if name.is_empty() || name.chars().count() > MAX_KEY_RULE_NAME => Err(Error::invalid_argument(format!(
-                "keyRule must be a name of 1 to {MAX_KEY_RULE_NAME} characters"
-            ))),
+            (_, true) if name.is_empty() || name.chars().count() > MAX_KEY_RULE_NAME => {
+                Err(Error::invalid_argument(format!("keyRule must be a name of 1 to {MAX_KEY_RULE_NAME} characters")))
+            }
             (_, true) => Ok(KeyRule::Custom(name.to_string())),
         }
     }
@@ -322,7 +322,9 @@ mod tests {
     fn partition_names_parse_back_only_under_their_count() {
         let c = PartitionCount::new(1000).unwrap();
         assert_eq!(c.index_of_name("partition-278"), Some(278));
-        for bad in ["partition-1000", "partition-27", "partition-0278", "partition--27", "partition-+27", "x-278", "partition-2 8"] {
+        for bad in
+            ["partition-1000", "partition-27", "partition-0278", "partition--27", "partition-+27", "x-278", "partition-2 8"]
+        {
             assert_eq!(c.index_of_name(bad), None, "{bad}");
         }
         assert_eq!(PartitionCount::new(7).unwrap().index_of_name("partition-7"), None);

@@ -8,18 +8,25 @@ import { AttrmapError } from "./errors.js";
 /** Most items one bulk call (`upsertMany`, `appendMany`, ...) takes: a batch is one transaction, held in memory whole. */
 export const MAX_BATCH = 1_000_000;
 
+/** `f()`, or `fallback` when a caller's proxy or getter throws inside it. */
+function safely<T>(f: () => T, fallback: T): T {
+  try {
+    return f();
+  } catch {
+    return fallback;
+  }
+}
+
+const isArray = (value: unknown): boolean => safely(() => Array.isArray(value), false);
+
 /** The JavaScript type of `value` as a message names it: `number`, `null`, `array`, `Uint16Array`, ... */
 export function describeType(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
   if (typeof value === "number" && Number.isNaN(value)) return "NaN";
   if (typeof value !== "object") return typeof value;
-  try {
-    const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-    return typeof name === "string" && name !== "Object" && name !== "" ? name : "object";
-  } catch {
-    return "object"; // a revoked proxy
-  }
+  if (isArray(value)) return "array";
+  const name = safely(() => (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name, undefined);
+  return typeof name === "string" && name !== "Object" && name !== "" ? name : "object";
 }
 
 export function invalid(message: string, cause?: unknown): AttrmapError {
@@ -79,7 +86,7 @@ export function func<F extends (...args: never[]) => unknown>(name: string, valu
 
 /** An object to read fields from (not null, not an array, not a function). */
 export function object(name: string, value: unknown): object {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw wrongType(name, "an object", value);
+  if (typeof value !== "object" || value === null || isArray(value)) throw wrongType(name, "an object", value);
   return value;
 }
 
@@ -99,11 +106,10 @@ export function field(owner: string, value: object, key: string): unknown {
 
 /** An array (or other iterable) copied into a plain array of at most `max` items, so a huge sparse array is refused before it is walked. */
 export function list<T>(name: string, value: unknown, max: number): T[] {
-  if (Array.isArray(value)) {
-    if (value.length > max) throw invalid(`${name} may hold at most ${max} items, got ${value.length}`);
-    return Array.from(value as T[]);
-  }
-  if (typeof value !== "object" || value === null || typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function") {
+  if (isArray(value)) {
+    const length = (value as unknown[]).length;
+    if (length > max) throw invalid(`${name} may hold at most ${max} items, got ${length}`);
+  } else if (typeof value !== "object" || value === null || typeof safely(() => (value as { [Symbol.iterator]?: unknown })[Symbol.iterator], undefined) !== "function") {
     throw wrongType(name, "an array or iterable", value);
   }
   const out: T[] = [];
@@ -117,6 +123,12 @@ export function list<T>(name: string, value: unknown, max: number): T[] {
     throw invalid(`${name} could not be iterated: ${e instanceof Error ? e.message : String(e)}`, e);
   }
   return out;
+}
+
+/** A `[key, value]` entry of a caller's list. */
+export function entry<V>(name: string, value: unknown): readonly [unknown, V] {
+  if (!isArray(value) || (value as unknown[]).length < 2) throw wrongType(name, "a [key, value] array", value);
+  return [(value as unknown[])[0], (value as unknown[])[1] as V];
 }
 
 // The intrinsic getter that reads a typed array's own kind from its internal slot: a plain
@@ -139,6 +151,6 @@ export function bytes(name: string, value: unknown): Uint8Array {
 /** An AbortSignal, or absent. */
 export function signal(name: string, value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
-  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return value;
+  if (typeof AbortSignal !== "undefined" && safely(() => value instanceof AbortSignal, false)) return value as AbortSignal;
   throw wrongType(name, "an AbortSignal", value);
 }

@@ -1,6 +1,7 @@
 // Change notifications: after a write commits, its database, map and instances are posted
 // on a BroadcastChannel of the origin, so other tabs, workers and the service worker can
 // refresh what they show. The message names what changed, never the data itself.
+import * as args from "./args.js";
 
 /** What one committed write changed. */
 export interface Change {
@@ -43,6 +44,8 @@ function asChange(database: string, data: unknown): Change | undefined {
  * channel are ignored. Returns a function that stops it.
  */
 export function watchChanges(database: string, listener: (change: Change) => void): () => void {
+  args.string("database", database);
+  args.func("listener", listener);
   if (!hasBroadcast()) return () => undefined;
   const channel = new BroadcastChannel(channelName(database));
   channel.onmessage = (event: MessageEvent<unknown>) => {

@@ -81,15 +81,9 @@ export interface AppendPlan {
   cuts: Array<{ first: number; length: number }>;
 }
 
-function cuts(flat: Float64Array, from: number): Array<{ first: number; length: number }> {
-  const out = [];
-  for (let i = from; i + 1 < flat.length; i += 2) out.push({ first: flat[i]!, length: flat[i + 1]! });
-  return out;
-}
-
 export function appendPlan(log: LogBook, currentLength: number, count: number): AppendPlan {
-  const plan = callCore(() => wasm.appendPlan(log.book, log.latest, currentLength, count));
-  return { firstSequence: plan[0]!, nextSequence: plan[1]!, cuts: cuts(plan, 2) };
+  const [firstSequence, nextSequence, from, length, archived] = callCore(() => wasm.appendPlan(log.book, log.latest, currentLength, count)) as unknown as number[];
+  return { firstSequence: firstSequence!, nextSequence: nextSequence!, cuts: Array.from({ length: archived! }, (_, k) => ({ first: from! + k * length!, length: length! })) };
 }
 
 /** Checks the chunk read for `token` and returns the next older page's token. */

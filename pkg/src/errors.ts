@@ -18,7 +18,6 @@ export type ErrorCode =
   // IndexedDB failures; the stored data is as before the call
   | "quota_exceeded"
   | "transaction_aborted"
-  | "transaction_inactive"
   | "connection_closed"
   | "version_conflict"
   | "storage_error";
@@ -59,7 +58,6 @@ export function checkStored<T>(where: string, call: () => T): T {
 const DOM_ERROR_CODES: Record<string, ErrorCode> = {
   QuotaExceededError: "quota_exceeded",
   AbortError: "transaction_aborted",
-  TransactionInactiveError: "transaction_inactive",
   InvalidStateError: "connection_closed",
   VersionError: "version_conflict",
   DataCloneError: "invalid_argument",

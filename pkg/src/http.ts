@@ -29,6 +29,8 @@ export interface HandlerOptions {
    * another writer holds it, like the reference server; `"wait"` queues.
    */
   lock?: LockWait;
+  /** With `lock: "wait"`: answer 409 after waiting this many milliseconds for a lock. */
+  timeoutMs?: number;
   /** What answers requests for other paths (default: `fetch`, i.e. the network). */
   fallback?: (request: Request) => Promise<Response>;
 }
@@ -82,7 +84,7 @@ type Route = { method: string; path: string; flow?: string; run: (request: Reque
 /** Serves the six endpoints from `store`; answers every other request with `options.fallback`. */
 export function createHandler(store: Attrmap, options: HandlerOptions = {}): AttrmapHandler {
   const o = args.options("options", options);
-  const write = writeOptions({ lock: args.field("options", o, "lock") ?? "ifAvailable" });
+  const write = writeOptions({ lock: args.field("options", o, "lock") ?? "ifAvailable", timeoutMs: args.field("options", o, "timeoutMs") });
   const given = args.field("options", o, "fallback");
   const fallback = given === undefined ? (r: Request) => fetch(r) : args.func<(r: Request) => Promise<Response>>("options.fallback", given);
   const flows = lazy(() => store.partitionedMap<FlowRun>(FLOWS_MAP, { partitionCount: 1, keyRule: core.EXACT_KEYS }));

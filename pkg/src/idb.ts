@@ -44,12 +44,17 @@ export function request<T>(req: IDBRequest<T>, doing: string): Promise<T> {
   });
 }
 
-/** Runs a synchronous IndexedDB call that may throw a DOMException (DataCloneError, ...). */
+/**
+ * Runs synchronous IndexedDB calls: a DOMException (DataCloneError, ...) becomes its
+ * AttrmapError; anything else was thrown by the caller's value while it was being cloned
+ * (a getter, a proxy trap), so the value is what is wrong.
+ */
 function attempt<T>(doing: string, call: () => T): T {
   try {
     return call();
   } catch (e) {
-    throw storageError(e, doing);
+    if (e instanceof DOMException) throw storageError(e, doing);
+    throw new AttrmapError("invalid_argument", `${doing} failed: a value could not be copied for storage: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
 }
 

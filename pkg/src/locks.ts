@@ -47,9 +47,19 @@ export interface LockKey {
   instance?: string;
 }
 
+function nameOf(key: LockKey): string {
+  return "attrmap:" + JSON.stringify(key.instance === undefined ? [key.database, key.map] : [key.database, key.map, key.instance]);
+}
+
 /** The Web Lock name of a key: `attrmap:["<database>","<map>"]` or `attrmap:["<database>","<map>","<instance>"]`, unambiguous for any names. */
 export function lockName(key: LockKey): string {
-  return "attrmap:" + JSON.stringify(key.instance === undefined ? [key.database, key.map] : [key.database, key.map, key.instance]);
+  const k = args.object("key", key);
+  const instance = args.field("key", k, "instance");
+  return nameOf({
+    database: args.string("key.database", args.field("key", k, "database")),
+    map: args.string("key.map", args.field("key", k, "map")),
+    instance: instance === undefined ? undefined : args.string("key.instance", instance),
+  });
 }
 
 function describe(key: LockKey): string {
@@ -164,7 +174,7 @@ function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): 
  * several never deadlock), and releases them when it settles.
  */
 export async function withLocks<T>(locks: LockManagerLike, requests: readonly LockRequest[], options: WriteOptions, body: () => Promise<T>): Promise<T> {
-  const byName = new Map(requests.map((r) => [lockName(r.key), r] as const));
+  const byName = new Map(requests.map((r) => [nameOf(r.key), r] as const));
   const sorted = [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const ifAvailable = options.lock === "ifAvailable";
   const wait = ifAvailable ? undefined : waitSignal(options);

@@ -177,10 +177,7 @@ export class PartitionedMap<V> {
    */
   async upsertMany(entries: Iterable<readonly [string, V]>, options: WriteOptions = {}): Promise<number> {
     const opts = writeOptions(options);
-    const list = args.list<unknown>("entries", entries, args.MAX_BATCH).map((e, i) => {
-      if (!Array.isArray(e) || e.length < 2) throw args.invalid(`entries[${i}] must be a [key, value] array, got ${args.describeType(e)}`);
-      return e as unknown as readonly [unknown, V];
-    });
+    const list = args.list<unknown>("entries", entries, args.MAX_BATCH).map((e, i) => args.entry<V>(`entries[${i}]`, e));
     const stored = await this.upsertEach(
       list.map(([k]) => k),
       list.map((_, i) => `entries[${i}][0]`),

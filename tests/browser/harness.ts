@@ -1,15 +1,19 @@
 // Shared set-up for the headless-Chromium suites: a static server for www/ on 127.0.0.1
 // (a secure context, as service workers and Web Locks need) and Debian's Chromium.
-import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before } from "node:test";
+import { transformSync } from "esbuild";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export const WWW = resolve(fileURLToPath(new URL("../../www", import.meta.url)));
+const SHARED = resolve(fileURLToPath(new URL("../shared", import.meta.url)));
+/** Test modules of tests/shared/, served as JavaScript so pages and workers can import them. */
+export const SHARED_PATH = "/__tests__/";
 export const ARTIFACTS = resolve(fileURLToPath(new URL("../artifacts", import.meta.url)));
 
 const TYPES: Record<string, string> = {
@@ -40,6 +44,16 @@ export async function serveWww(): Promise<StaticServer> {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
     if (path === TEST_PAGE) {
       res.writeHead(200, { "content-type": TYPES[".html"], "cache-control": "no-store" }).end(TEST_PAGE_HTML);
+      return;
+    }
+    const shared = path.startsWith(SHARED_PATH) && /^[a-z-]+\.js$/.exec(path.slice(SHARED_PATH.length));
+    if (shared) {
+      try {
+        const source = readFileSync(join(SHARED, shared[0].replace(/\.js$/, ".ts")), "utf8");
+        res.writeHead(200, { "content-type": TYPES[".js"], "cache-control": "no-store" }).end(transformSync(source, { loader: "ts", format: "esm" }).code);
+      } catch {
+        res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      }
       return;
     }
     if (path === "/favicon.ico") {

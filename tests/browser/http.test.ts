@@ -141,3 +141,57 @@ test("a write while another tab holds the partition's lock answers 409", async (
   await page.evaluate(() => (window as unknown as { release: () => void }).release());
   assert.equal((await call("PUT", `${HASH}/customer-profile`, { emailAddress: "busy@example.com" })).status, 200);
 });
+
+test("HEAD on a GET endpoint answers as GET without a body; a huge page token is not echoed whole", async () => {
+  await call("POST", `${CHUNKED}/start`);
+  const head = await page.evaluate(async (path) => {
+    const response = await fetch(path, { method: "HEAD" });
+    return { status: response.status, type: response.headers.get("content-type"), body: await response.text() };
+  }, `${CHUNKED}/subscribers?pageToken=current`);
+  assert.deepEqual(head, { status: 200, type: "application/json; charset=utf-8", body: "" });
+  const wrong = await page.evaluate(async (path) => {
+    const response = await fetch(path, { method: "PATCH" });
+    return [response.status, response.headers.get("allow")];
+  }, `${CHUNKED}/subscribers`);
+  assert.deepEqual(wrong, [405, "GET, HEAD"]);
+  const huge = await call("GET", `${CHUNKED}/subscribers?pageToken=${"7".repeat(1 << 20)}`);
+  assert.equal(huge.status, 400);
+  const message = (huge.body as { error: string }).error;
+  assert.equal(message, `invalid page token "${"7".repeat(64)}... (1048576 characters)"`);
+});
+
+test("the service worker forgets a failed open: once the cause is gone, the next request succeeds", async (t) => {
+  // A profile of its own: the database is made unusable before the service worker opens it.
+  const own = await persistentContext();
+  t.after(() => own.dispose());
+  const tab = await openTab(own.context, server.origin);
+  // Another program holds "attrmap" at a schema version this library does not know.
+  await tab.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const req = indexedDB.open("attrmap", 99);
+        req.onsuccess = () => (req.result.close(), resolve());
+      }),
+  );
+  await tab.evaluate(async () => {
+    await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
+    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+  });
+  const start = () =>
+    tab.evaluate(async (path): Promise<[number, string]> => {
+      const response = await fetch(path, { method: "POST" });
+      return [response.status, ((await response.json()) as { error?: string }).error ?? "started"];
+    }, `${HASH}/start`);
+  const failed = await start();
+  assert.equal(failed[0], 500);
+  assert.match(failed[1], /^opening database "attrmap" at version 2 failed: VersionError/);
+  await tab.evaluate(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const req = indexedDB.deleteDatabase("attrmap");
+        req.onsuccess = () => resolve();
+        req.onerror = () => reject(req.error);
+      }),
+  );
+  assert.deepEqual(await start(), [200, "started"]);
+});

@@ -59,6 +59,7 @@ test("validatePageToken matches every token vector", () => {
 });
 
 test("archiveChunkToken matches every archive-token vector, as bigint and as safe number", () => {
+  assert.ok(tokenVectors.archiveTokenCases.length >= 8);
   for (const c of tokenVectors.archiveTokenCases) {
     const big = BigInt(c.firstSequence);
     const asNumber = big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : undefined;

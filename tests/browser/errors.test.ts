@@ -1,0 +1,151 @@
+// The IndexedDB error codes, each provoked for real in Chromium: a transaction the browser
+// aborts, a connection closed under the store (retried once, then connection_closed), a
+// database another program left without attrmap's object stores, and the HTTP handler's
+// answers to lock waits.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import "./page-types.js";
+import { openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+
+let server: StaticServer;
+let browser: Awaited<ReturnType<typeof persistentContext>>;
+before(async () => {
+  server = await serveWww();
+  browser = await persistentContext();
+});
+after(async () => {
+  await browser?.dispose();
+  await server?.close();
+});
+
+test("transaction_aborted: the browser aborts a big write when the site's data is cleared under it; the next call reopens", async () => {
+  const page = await openTab(browser.context, server.origin);
+  const cdp = await browser.context.newCDPSession(page);
+  let armed = false;
+  await page.exposeFunction("writeStarted", async () => {
+    if (!armed) return;
+    armed = false;
+    await cdp.send("Storage.clearDataForOrigin", { origin: server.origin, storageTypes: "indexeddb" });
+  });
+  const seen: string[] = [];
+  // Whether the clear lands in the commit (AbortError) or on the closing connection
+  // (UnknownError, storage_error) is the browser's timing: try until the abort is seen.
+  for (let round = 0; round < 8 && !seen.includes("transaction_aborted"); round++) {
+    armed = true;
+    const result = await page.evaluate(async (round) => {
+      const map = await window.attrmap.openAttrmap({ name: `aborted-${round}` }).partitionedMap<string>("m", { partitionCount: 2000 });
+      const original = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase["transaction"]>) {
+        const tx = original.apply(this, args);
+        if (args[1] === "readwrite") void (window as unknown as { writeStarted: () => Promise<void> }).writeStarted();
+        return tx;
+      };
+      const big = "y".repeat(2000);
+      const outcome = await map.upsertMany(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, big] as [string, string])).then(
+        () => "ok",
+        (e: { code?: string }) => e.code ?? String(e),
+      );
+      IDBDatabase.prototype.transaction = original;
+      await map.upsert("after", "works");
+      return { outcome, after: await map.get("after"), count: await map.count() };
+    }, round);
+    seen.push(result.outcome);
+    assert.deepEqual([result.after, result.count], ["works", 1], "after the failure the store works, and nothing of the batch is there");
+  }
+  assert.ok(seen.includes("transaction_aborted"), seen.join(", "));
+  await page.close();
+});
+
+test("a connection closed under the store is reopened once; when every connection closes at once, connection_closed", async () => {
+  const page = await openTab(browser.context, server.origin);
+  const result = await page.evaluate(async () => {
+    const { openAttrmap } = window.attrmap;
+    const opened: IDBDatabase[] = [];
+    const open = IDBFactory.prototype.open;
+    let closeAtOnce = false;
+    IDBFactory.prototype.open = function (this: IDBFactory, ...args: Parameters<IDBFactory["open"]>) {
+      const req = open.apply(this, args);
+      // Registered before the library's own handler, so it runs first.
+      req.addEventListener("success", () => (opened.push(req.result), closeAtOnce && req.result.close()));
+      return req;
+    };
+    const dir = await openAttrmap({ name: "closing" }).customerDirectory();
+    await dir.upsertProfile({ emailAddress: "a@example.com" });
+    opened.at(-1)!.close(); // as a browser shutting the connection would, without telling the store
+    const retried = await dir.upsertProfile({ emailAddress: "b@example.com" }).then(() => "ok", (e: { code?: string }) => e.code);
+    const reopened = opened.length;
+    opened.at(-1)!.close();
+    closeAtOnce = true;
+    const failed = await dir.getProfile("a@example.com").then(() => "ok", (e: { code?: string; message: string }) => `${e.code}: ${e.message}`);
+    IDBFactory.prototype.open = open;
+    closeAtOnce = false;
+    return { retried, reopened, failed, later: (await dir.getProfile("b@example.com"))?.emailAddress };
+  });
+  assert.equal(result.retried, "ok");
+  assert.equal(result.reopened, 2);
+  assert.match(result.failed, /^connection_closed: reading .* failed: InvalidStateError/);
+  assert.equal(result.later, "b@example.com");
+  await page.close();
+});
+
+test("storage_error: a database of the same name without attrmap's object stores", async () => {
+  const page = await openTab(browser.context, server.origin);
+  const result = await page.evaluate(async () => {
+    // Another program's database, at the schema version attrmap uses, with other stores.
+    await new Promise<void>((resolve, reject) => {
+      const req = indexedDB.open("someone-else", 2);
+      req.onupgradeneeded = () => req.result.createObjectStore("their-things");
+      req.onsuccess = () => (req.result.close(), resolve());
+      req.onerror = () => reject(req.error);
+    });
+    return window.attrmap.openAttrmap({ name: "someone-else" }).partitionedMap("m").then(
+      () => "ok",
+      (e: { code?: string; message: string }) => `${e.code}: ${e.message}`,
+    );
+  });
+  assert.match(result, /^storage_error: opening map "m" failed: NotFoundError/);
+  await page.close();
+});
+
+test("the HTTP handler: lock: \"wait\" queues and succeeds, a timed-out wait is 409, ifAvailable is 409 at once", async () => {
+  const [holder, page] = [await openTab(browser.context, server.origin), await openTab(browser.context, server.origin)];
+  const lock = await page.evaluate(async () => {
+    const { openAttrmap, lockName, emailPartition, createHandler } = window.attrmap;
+    const store = openAttrmap({ name: "http-locks" });
+    await createHandler(store)(new Request(`${location.origin}/patterns/hash-partitioned-attribute-map/start`, { method: "POST" }));
+    return lockName({ database: "http-locks", map: "CustomerProfilesByEmailPartition", instance: emailPartition("busy@example.com").partitionName });
+  });
+  await holder.evaluate(
+    (lock) =>
+      new Promise<void>((held) => {
+        void navigator.locks.request(lock, () => {
+          held();
+          return new Promise<void>((r) => ((window as unknown as { release: () => void }).release = r));
+        });
+      }),
+    lock,
+  );
+  const answers = await page.evaluate(async () => {
+    const { openAttrmap, createHandler } = window.attrmap;
+    const store = openAttrmap({ name: "http-locks" });
+    const put = (options: Parameters<typeof createHandler>[1]) =>
+      createHandler(store, options)(new Request(`${location.origin}/patterns/hash-partitioned-attribute-map/customer-profile`, { method: "PUT", body: JSON.stringify({ emailAddress: "busy@example.com", fullName: JSON.stringify(options) }) }));
+    const conflict = await put({});
+    const timeout = await put({ lock: "wait", timeoutMs: 30 });
+    const w = window as unknown as { waiting: Promise<Response> };
+    w.waiting = put({ lock: "wait" });
+    return [conflict.status, (await conflict.json()).error, timeout.status, (await timeout.json()).error];
+  });
+  assert.equal(answers[0], 409);
+  assert.match(answers[1], /is locked by another writer/);
+  assert.equal(answers[2], 409);
+  assert.match(answers[3], /^timed out after 30 ms waiting for/);
+  await holder.evaluate(() => (window as unknown as { release: () => void }).release());
+  const waited = await page.evaluate(async () => {
+    const response = await (window as unknown as { waiting: Promise<Response> }).waiting;
+    return [response.status, ((await response.json()) as { fullName: string }).fullName];
+  });
+  assert.deepEqual(waited, [200, JSON.stringify({ lock: "wait" })]);
+  await holder.close();
+  await page.close();
+});

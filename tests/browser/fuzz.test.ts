@@ -1,0 +1,56 @@
+// The hardening fuzz (tests/shared/fuzz.ts) in real Chromium: in a page and in a module
+// worker, with storage in IndexedDB on an on-disk profile and Web Locks.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { FuzzReport } from "../shared/fuzz.js";
+import "./page-types.js";
+import { openTab, persistentContext, serveWww, SHARED_PATH, type StaticServer } from "./harness.js";
+
+let server: StaticServer;
+let browser: Awaited<ReturnType<typeof persistentContext>>;
+before(async () => {
+  server = await serveWww();
+  browser = await persistentContext();
+});
+after(async () => {
+  await browser?.dispose();
+  await server?.close();
+});
+
+function check(report: FuzzReport): void {
+  assert.deepEqual(report.failures, []);
+  assert.ok(report.calls > 25_000, `only ${report.calls} calls`);
+  assert.ok((report.outcomes.ok ?? 0) > 200, JSON.stringify(report.outcomes));
+  assert.ok((report.outcomes.invalid_argument ?? 0) > 10_000, JSON.stringify(report.outcomes));
+}
+
+test("the fuzz in a page: every call answers or throws an AttrmapError, golden values survive", async () => {
+  const page = await openTab(browser.context, server.origin);
+  const report = await page.evaluate(async (path) => {
+    const { fuzz } = (await import(`${path}fuzz.js`)) as typeof import("../shared/fuzz.js");
+    return fuzz(window.attrmap, { rounds: 5, storage: { name: "fuzz-page" } });
+  }, SHARED_PATH);
+  check(report);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the fuzz in a module worker", async () => {
+  const page = await openTab(browser.context, server.origin);
+  const report = await page.evaluate(
+    ({ origin, path }) =>
+      new Promise<FuzzReport>((resolve, reject) => {
+        const code = `
+          import * as attrmap from "${origin}/attrmap/dist/index.js";
+          import { fuzz } from "${origin}${path}fuzz.js";
+          fuzz(attrmap, { rounds: 5, storage: { name: "fuzz-worker" } }).then(postMessage, (e) => postMessage({ crash: String(e) }));`;
+        const worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })), { type: "module" });
+        worker.onmessage = (e) => (e.data.crash ? reject(new Error(e.data.crash)) : resolve(e.data as FuzzReport));
+        worker.onerror = (e) => reject(new Error(e.message));
+      }),
+    { origin: server.origin, path: SHARED_PATH },
+  );
+  check(report);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
