@@ -1,6 +1,13 @@
-// The page's client of the reference HTTP API: plain fetch, as any client of the server.
-export const HASH = "/patterns/hash-partitioned-attribute-map";
-export const CHUNKED = "/patterns/sequentially-chunked-attribute-map";
+// The page's client of the HTTP API: plain fetch, as any client of the reference server.
+import { HASH_PARTITIONED_ROUTES, SEQUENTIALLY_CHUNKED_ROUTES } from "./attrmap/dist/index.js";
+
+export const routes = {
+  startDirectory: `${HASH_PARTITIONED_ROUTES}/start`,
+  profile: `${HASH_PARTITIONED_ROUTES}/customer-profile`,
+  startArchive: `${SEQUENTIALLY_CHUNKED_ROUTES}/start`,
+  register: `${SEQUENTIALLY_CHUNKED_ROUTES}/register`,
+  subscribers: `${SEQUENTIALLY_CHUNKED_ROUTES}/subscribers`,
+};
 
 /** Calls one endpoint; resolves to {status, body} whatever the status. */
 export async function call(method, path, body) {

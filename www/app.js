@@ -1,36 +1,36 @@
-// The demo page. The service worker serves the reference HTTP API; the directory and archive
-// panels use it through fetch. Every stored value reaches the page as text, never as HTML.
-import { openAttrmap } from "./attrmap/dist/index.js";
-import { CHUNKED, HASH, call, serviceWorkerReady } from "./api.js";
+// The demo page. The service worker serves the HTTP API; the directory and archive panels use
+// it through fetch, the other panels use the library directly. Every stored value reaches the
+// page as text, never as HTML.
+
+import { call, routes, serviceWorkerReady } from "./api.js";
 import { initArchive, refreshCurrent, showPage } from "./archive.js";
-import { initBulk } from "./bulk.js";
+import { CUSTOMER_PROFILES_MAP, openAttrmap, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/index.js";
+import { showChange } from "./changes.js";
 import { initDirectory } from "./directory.js";
-import { $, text } from "./dom.js";
+import { text } from "./dom.js";
 import { initRules } from "./rules.js";
+import { initSamples, showFill } from "./samples.js";
 
-const store = openAttrmap(); // for the bulk import and the fill view; same database as the service worker
-
-function showChange(change) {
-  const item = document.createElement("li");
-  item.textContent = `${new Date().toLocaleTimeString()}: ${change.map} (${change.instances.slice(0, 3).join(", ")}${change.instances.length > 3 ? ", …" : ""})`;
-  $("change-list").prepend(item);
-  while ($("change-list").children.length > 5) $("change-list").lastElementChild.remove();
-  if (change.map === "SubscriberChunks") void refreshCurrent();
-}
+const store = openAttrmap(); // the same database the service worker answers from
 
 async function main() {
-  initRules();
+  const archive = await store.subscriberArchive();
   initDirectory();
-  initArchive();
-  initBulk(store);
-  store.watch(showChange);
+  initArchive(archive);
+  initSamples(store);
+  initRules(archive);
+  store.watch((change) => {
+    showChange(change);
+    if (change.map === SUBSCRIBER_CHUNKS_MAP) void refreshCurrent();
+    if (change.map === CUSTOMER_PROFILES_MAP || change.map === SUBSCRIBER_CHUNKS_MAP) void showFill(store);
+  });
   try {
     await serviceWorkerReady();
-    const runs = await Promise.all([call("POST", `${HASH}/start`), call("POST", `${CHUNKED}/start`)]);
-    text("status", `Service worker ready. Flows started: ${runs.map((r) => `${r.body.flowID} (run ${r.body.runID.slice(0, 8)})`).join(", ")}.`);
+    await Promise.all([call("POST", routes.startDirectory), call("POST", routes.startArchive)]);
+    text("status", "Ready. This page's service worker answers the HTTP API from IndexedDB; everything stays in this browser.");
     await showPage("current");
   } catch (error) {
-    text("status", `The HTTP API is unavailable: ${error.message}`);
+    text("status", `The HTTP API is unavailable here (${error.message}); the library panels still work.`);
   }
   document.documentElement.dataset.ready = "true";
 }

@@ -1,42 +1,85 @@
-// Subscriber archive panel: register through the HTTP API and browse pages newest first.
-import { CHUNKED, call } from "./api.js";
-import { $, failure, row, text } from "./dom.js";
+// Subscriber archive panel: register through the HTTP API and browse pages, newest first,
+// by token, newer and older.
 
-let shownToken = "current";
-let nextToken = "";
+import { call, routes } from "./api.js";
+import { CURRENT } from "./attrmap/dist/index.js";
+import { fetchCall, httpAndLibrary, js } from "./code.js";
+import { $, clearOnInvalid, failure, result, row, text } from "./dom.js";
 
+let archive; // the library's view of the same log, for what HTTP does not answer (which page is newer)
+let shown = { pageToken: CURRENT, newest: undefined, next: "" };
+
+function setPagers() {
+  for (const button of document.querySelectorAll("[data-go=older]")) button.disabled = shown.next === "";
+  for (const button of document.querySelectorAll("[data-go=newer]")) button.disabled = shown.pageToken === CURRENT;
+}
+
+/** Reads and shows the page for `token` ("" or "current": the newest). */
 export async function showPage(token) {
-  const answer = await call("GET", `${CHUNKED}/subscribers?pageToken=${encodeURIComponent(token)}`);
+  const path = `${routes.subscribers}?pageToken=${encodeURIComponent(token)}`;
+  const answer = await call("GET", path);
+  text(
+    "archive-code",
+    httpAndLibrary(fetchCall("GET", path, undefined, answer.status), [
+      "const archive = await store.subscriberArchive();",
+      `await archive.getSubscriberPage(${js(token)}); // { pageToken, subscribers (newest first), nextPageToken }`,
+    ]),
+  );
   if (answer.status !== 200) {
-    text("page-message", failure(answer));
+    result("page-message", false, failure(answer));
     return;
   }
   const page = answer.body;
-  shownToken = page.pageToken;
-  nextToken = page.nextPageToken;
+  shown = { pageToken: page.pageToken, newest: page.subscribers[0]?.sequence, next: page.nextPageToken };
   text("page-token", page.pageToken);
-  text("page-kind", page.pageToken === "current" ? "current" : "archived");
+  text("page-kind", page.pageToken === CURRENT ? "current chunk" : "archived chunk");
   text("next-token", page.nextPageToken || "none: this is the oldest page");
-  text("page-message", `${page.subscribers.length} subscribers on this page.`);
   $("page-rows").replaceChildren(...page.subscribers.map((s) => row([s.sequence, s.subscriberId, s.deliveryAddress])));
-  $("older-page").disabled = nextToken === "";
+  result("page-message", true, `${page.subscribers.length} subscribers on this page.`);
+  setPagers();
+}
+
+async function go(where) {
+  if (where === "newest") return showPage(CURRENT);
+  if (where === "older") return showPage(shown.next);
+  // The page just newer holds the record after this page's newest one.
+  const newer = shown.newest === undefined ? CURRENT : await archive.log.pageOf(shown.newest + 1);
+  return showPage(newer || CURRENT);
 }
 
 async function register(event) {
   event.preventDefault();
-  const answer = await call("POST", `${CHUNKED}/register`, Object.fromEntries(new FormData($("register-form"))));
+  const subscriber = Object.fromEntries(new FormData($("register-form")));
+  const answer = await call("POST", routes.register, subscriber);
   // The newest page first, then the message: once the message shows, so does the new row.
-  if (answer.status === 200) await showPage("current");
-  text("register-message", answer.status === 200 ? `Registered ${answer.body.subscriberId} as sequence ${answer.body.sequence}.` : failure(answer));
+  if (answer.status === 200) await showPage(CURRENT);
+  result(
+    "register-message",
+    answer.status === 200,
+    answer.status === 200 ? `Registered ${answer.body.subscriberId} as sequence ${answer.body.sequence}.` : failure(answer),
+  );
+  text(
+    "archive-code",
+    httpAndLibrary(fetchCall("POST", routes.register, subscriber, answer.status), [
+      "const archive = await store.subscriberArchive();",
+      `await archive.registerSubscriber(${js(subscriber)}); // { sequence, subscriberId, deliveryAddress }`,
+    ]),
+  );
 }
 
 /** Re-reads the newest page when it is the one shown (after a change elsewhere). */
 export async function refreshCurrent() {
-  if (shownToken === "current") await showPage("current");
+  if (shown.pageToken === CURRENT) await showPage(CURRENT);
 }
 
-export function initArchive() {
+export function initArchive(subscriberArchive) {
+  archive = subscriberArchive;
+  text("chunk-size-shown", archive.log.chunkSize);
   $("register-form").addEventListener("submit", (e) => void register(e));
-  $("newest-page").addEventListener("click", () => void showPage("current"));
-  $("older-page").addEventListener("click", () => void showPage(nextToken));
+  clearOnInvalid($("register-form"), "register-message");
+  $("page-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    void showPage($("page-token-input").value);
+  });
+  for (const button of document.querySelectorAll("[data-go]")) button.addEventListener("click", () => void go(button.dataset.go));
 }

@@ -1,8 +1,10 @@
 // Customer directory panel: save and look up profiles through the HTTP API, and show the
 // canonical email, FNV-1a hash and partition that was written or read.
+
+import { call, routes } from "./api.js";
 import { emailPartition } from "./attrmap/dist/index.js";
-import { HASH, call } from "./api.js";
-import { $, failure, text } from "./dom.js";
+import { fetchCall, httpAndLibrary, js } from "./code.js";
+import { $, clearOnInvalid, failure, result, text } from "./dom.js";
 
 function showPlacement(email) {
   try {
@@ -11,8 +13,10 @@ function showPlacement(email) {
     text("placement-hash", `${p.hash} (0x${p.hash.toString(16).padStart(8, "0")})`);
     text("placement-partition", p.partitionName);
     $("directory-placement").hidden = false;
+    return p.partitionName;
   } catch {
     $("directory-placement").hidden = true;
+    return undefined;
   }
 }
 
@@ -25,20 +29,34 @@ function showProfile(profile) {
   text("shown-tier", profile.customerTier);
 }
 
+/** Shows one answer: where the email lives, the profile, the message and the code behind it. */
+function show(answer, email, success, http, lines) {
+  const partition = showPlacement(email);
+  showProfile(answer.status === 200 ? answer.body : undefined);
+  result("directory-message", answer.status === 200, answer.status === 200 ? success(partition) : failure(answer));
+  text("directory-code", httpAndLibrary(http, lines));
+}
+
 async function save(event) {
   event.preventDefault();
   const profile = Object.fromEntries(new FormData($("profile-form")));
-  const answer = await call("PUT", `${HASH}/customer-profile`, profile);
-  showPlacement(profile.emailAddress);
-  showProfile(answer.status === 200 ? answer.body : undefined);
-  text("directory-message", answer.status === 200 ? `Saved to ${emailPartition(profile.emailAddress).partitionName}.` : failure(answer));
+  const answer = await call("PUT", routes.profile, profile);
+  show(
+    answer,
+    profile.emailAddress,
+    (partition) => `Saved to ${partition}.`,
+    fetchCall("PUT", routes.profile, profile, answer.status),
+    ["const directory = await store.customerDirectory();", `await directory.upsertProfile(${js(profile)});`],
+  );
 }
 
 export async function lookUp(email) {
-  const answer = await call("GET", `${HASH}/customer-profile?emailAddress=${encodeURIComponent(email)}`);
-  showPlacement(email);
-  showProfile(answer.status === 200 ? answer.body : undefined);
-  text("directory-message", answer.status === 200 ? `Read from ${emailPartition(email).partitionName}.` : failure(answer));
+  const path = `${routes.profile}?emailAddress=${encodeURIComponent(email)}`;
+  const answer = await call("GET", path);
+  show(answer, email, (partition) => `Read from ${partition}.`, fetchCall("GET", path, undefined, answer.status), [
+    "const directory = await store.customerDirectory();",
+    `await directory.getProfile(${js(email)}); // undefined when there is none`,
+  ]);
 }
 
 export function initDirectory() {
@@ -47,4 +65,5 @@ export function initDirectory() {
     e.preventDefault();
     void lookUp($("lookup-email").value);
   });
+  for (const form of ["profile-form", "lookup-form"]) clearOnInvalid($(form), "directory-message");
 }

@@ -6,6 +6,23 @@ export function text(id, value) {
   $(id).textContent = String(value);
 }
 
+/** Shows a result as a success or an error, and brings it into view (on a phone it may be below the fold). */
+export function result(id, ok, message) {
+  const element = $(id);
+  element.textContent = message;
+  element.className = `result ${ok ? "ok" : "error"}`;
+  element.setAttribute("role", ok ? "status" : "alert");
+  element.scrollIntoView({ block: "nearest" });
+}
+
+/** Empties a result, e.g. when the browser's own validation stops a form. */
+export function clearResult(id) {
+  const element = $(id);
+  element.textContent = "";
+  element.className = "result";
+  element.removeAttribute("role");
+}
+
 /** A table row of text cells. */
 export function row(cells) {
   const tr = document.createElement("tr");
@@ -17,7 +34,21 @@ export function row(cells) {
   return tr;
 }
 
-/** "400: emailAddress is required" for an API answer that failed. */
+/** "400 Bad Request: emailAddress is required" for an HTTP answer that failed. */
 export function failure({ status, body }) {
-  return `${status}: ${body.error}`;
+  return `${status} ${STATUS_TEXT[status] ?? ""}: ${body.error}`;
+}
+
+const STATUS_TEXT = {
+  400: "Bad Request",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  500: "Server Error",
+  507: "Insufficient Storage",
+};
+
+/** Clears `resultId` whenever the browser's validation blocks a field of `form` (so no stale message stays). */
+export function clearOnInvalid(form, resultId) {
+  form.addEventListener("invalid", () => clearResult(resultId), true);
 }

@@ -1,11 +1,13 @@
-// The rules panels: an email's partition and a page token's validity, live as you type.
-import { AttrmapError, emailPartition, validatePageToken } from "./attrmap/dist/index.js";
-import { $ } from "./dom.js";
+// The rules panels: an email's partition and a page token's meaning, live as you type.
+import { AttrmapError, CURRENT, emailPartition, validatePageToken } from "./attrmap/dist/index.js";
+import { js, libraryCall } from "./code.js";
+import { $, text } from "./dom.js";
+
+let archive;
 
 // Shows invisible characters (tabs, NUL, ...) as JSON escapes so the canonical form is exact.
-function visible(text) {
-  const quoted = JSON.stringify(text);
-  return quoted.slice(1, -1);
+function visible(value) {
+  return JSON.stringify(value).slice(1, -1);
 }
 
 function describe(error) {
@@ -13,40 +15,66 @@ function describe(error) {
 }
 
 function showPartition() {
-  const count = $("partition-count").value === "" ? undefined : Number($("partition-count").value);
+  const raw = $("partition-count").value;
+  const count = raw === "" ? undefined : Number(raw);
+  const email = $("email").value;
+  text(
+    "partition-code",
+    `import { emailPartition } from "attrmap";\nemailPartition(${js(email)}${count === undefined ? "" : `, ${count}`});`,
+  );
   try {
-    const p = emailPartition($("email").value, count);
-    $("canonical").textContent = visible(p.canonicalEmail);
-    $("hash").textContent = String(p.hash);
-    $("hash-hex").textContent = "0x" + p.hash.toString(16).padStart(8, "0");
-    $("partition-name").textContent = p.partitionName;
-    $("partition-index").textContent = String(p.partitionIndex);
+    const p = emailPartition(email, count);
+    text("canonical", visible(p.canonicalEmail));
+    text("hash", p.hash);
+    text("hash-hex", `0x${p.hash.toString(16).padStart(8, "0")}`);
+    text("partition-name", p.partitionName);
+    text("partition-index", p.partitionIndex);
     $("partition-result").hidden = false;
     $("partition-error").hidden = true;
   } catch (error) {
     $("partition-result").hidden = true;
     $("partition-error").hidden = false;
-    $("partition-error").textContent = describe(error);
+    text("partition-error", describe(error));
   }
 }
 
-function showToken() {
-  const size = $("chunk-size").value === "" ? undefined : Number($("chunk-size").value);
+let checking = 0;
+async function showToken() {
+  const token = $("token").value;
+  const mine = ++checking;
   const out = $("token-result");
+  const lines = ["const archive = await store.subscriberArchive();", `await archive.getSubscriberPage(${js(token)});`];
+  let message;
+  let ok = true;
   try {
-    const token = validatePageToken($("token").value, size);
-    out.className = "ok";
-    out.textContent = token === "current" ? "Valid: the current chunk." : `Valid: the archived chunk whose first sequence is ${BigInt(token)}.`;
+    const normalized = validatePageToken(token, archive.log.chunkSize);
+    if (normalized === CURRENT) message = "Valid: the current chunk, the only one new subscribers go into.";
+    else {
+      // The rule says whether the token can name a chunk; only the archive says whether one is stored.
+      const page = await archive.getSubscriberPage(normalized).catch((e) => e);
+      message =
+        page instanceof AttrmapError && page.code === "not_found"
+          ? `Valid for chunks of ${archive.log.chunkSize}, but no chunk is archived under it yet.`
+          : page instanceof Error
+            ? describe(page)
+            : `Valid: an archived chunk of ${page.subscribers.length} subscribers, ` +
+              `${page.subscribers.at(-1).sequence} to ${page.subscribers[0].sequence}.`;
+    }
   } catch (error) {
-    out.className = "error";
-    out.textContent = describe(error);
+    ok = false;
+    message = describe(error);
   }
+  if (mine !== checking) return; // a newer keystroke is being answered
+  out.className = ok ? "ok" : "error";
+  out.textContent = message;
+  text("token-code", libraryCall(lines));
 }
 
-export function initRules() {
+export function initRules(subscriberArchive) {
+  archive = subscriberArchive;
   for (const id of ["email", "partition-count"]) $(id).addEventListener("input", showPartition);
-  for (const id of ["token", "chunk-size"]) $(id).addEventListener("input", showToken);
+  $("token").addEventListener("input", () => void showToken());
   for (const id of ["partition-form", "token-form"]) $(id).addEventListener("submit", (e) => e.preventDefault());
   showPartition();
-  showToken();
+  void showToken();
 }

@@ -1,5 +1,5 @@
 // The demo's service worker: serves the reference HTTP API from IndexedDB with attrmap's
-// handler. Registered with scope "/" (SPEC.md: the paths are at the origin's root).
+// handler. Registered with scope "/" (the paths are at the origin's root).
 import { createHandler, openAttrmap } from "./attrmap/dist/index.js";
 
 const handle = createHandler(openAttrmap());

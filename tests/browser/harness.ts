@@ -1,14 +1,14 @@
 // Shared set-up for the headless-Chromium suites: a static server for www/ on 127.0.0.1
 // (a secure context, as service workers and Web Locks need) and Debian's Chromium.
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { extname, join, normalize, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before } from "node:test";
+import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const WWW = resolve(fileURLToPath(new URL("../../www", import.meta.url)));
 const SHARED = resolve(fileURLToPath(new URL("../shared", import.meta.url)));
@@ -23,6 +23,7 @@ const TYPES: Record<string, string> = {
   ".json": "application/json",
   ".wasm": "application/wasm",
   ".map": "application/json",
+  ".svg": "image/svg+xml",
 };
 
 /** A blank page of the origin with the package on `window.attrmap`, for storage tests. */
@@ -36,12 +37,20 @@ document.documentElement.dataset.ready = "true";
 
 export interface StaticServer {
   origin: string;
+  /** Extra files a test serves at a path of the origin: path to content type and body. */
+  files: Map<string, { type: string; body: string }>;
   close(): Promise<void>;
 }
 
 export async function serveWww(): Promise<StaticServer> {
+  const files: StaticServer["files"] = new Map();
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    const extra = files.get(path);
+    if (extra) {
+      res.writeHead(200, { "content-type": extra.type, "cache-control": "no-store" }).end(extra.body);
+      return;
+    }
     if (path === TEST_PAGE) {
       res.writeHead(200, { "content-type": TYPES[".html"], "cache-control": "no-store" }).end(TEST_PAGE_HTML);
       return;
@@ -50,7 +59,9 @@ export async function serveWww(): Promise<StaticServer> {
     if (shared) {
       try {
         const source = readFileSync(join(SHARED, shared[0].replace(/\.js$/, ".ts")), "utf8");
-        res.writeHead(200, { "content-type": TYPES[".js"], "cache-control": "no-store" }).end(transformSync(source, { loader: "ts", format: "esm" }).code);
+        res
+          .writeHead(200, { "content-type": TYPES[".js"], "cache-control": "no-store" })
+          .end(transformSync(source, { loader: "ts", format: "esm" }).code);
       } catch {
         res.writeHead(404, { "content-type": "text/plain" }).end("not found");
       }
@@ -68,7 +79,11 @@ export async function serveWww(): Promise<StaticServer> {
     try {
       if (statSync(file).isDirectory()) file = join(file, "index.html");
       const size = statSync(file).size;
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "content-length": size, "cache-control": "no-store" });
+      res.writeHead(200, {
+        "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+        "content-length": size,
+        "cache-control": "no-store",
+      });
       createReadStream(file).pipe(res);
     } catch {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
@@ -78,6 +93,7 @@ export async function serveWww(): Promise<StaticServer> {
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
+    files,
     close: () => new Promise((ok) => server.close(() => ok())),
   };
 }
@@ -106,9 +122,12 @@ export function collectErrors(page: Page): string[] {
   return errors;
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** A screenshot in tests/artifacts/: the whole page, or the element `selector` matches. */
+export async function screenshot(page: Page, name: string, selector?: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  if (selector) await page.locator(selector).screenshot({ path });
+  else await page.screenshot({ path, fullPage: true });
 }
 
 export interface ChromiumEnv {
@@ -131,8 +150,14 @@ export function useChromium(): ChromiumEnv {
 }
 
 /** A Chromium with an on-disk profile in a fresh temporary folder (two pages = two tabs). */
-export async function persistentContext(profileDir = mkdtempSync(join(tmpdir(), "attrmap-profile-"))): Promise<{ context: BrowserContext; profileDir: string; dispose(): Promise<void> }> {
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
+export async function persistentContext(
+  profileDir = mkdtempSync(join(tmpdir(), "attrmap-profile-")),
+): Promise<{ context: BrowserContext; profileDir: string; dispose(): Promise<void> }> {
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
   return {
     context,
     profileDir,

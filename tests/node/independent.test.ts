@@ -2,45 +2,9 @@
 // inputs: emails, partition counts, page tokens and log appends.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { AttrmapError, emailPartition, openAttrmap, partitionName, validatePageToken } from "attrmap";
-
-// ---- the independent implementation ----------------------------------------------------
-const WS = new Set([0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]);
-
-function refCanonical(email: string): string {
-  for (let i = 0; i < email.length; i++) {
-    if (email.charCodeAt(i) > 0x7f) throw new Error("emailAddress must contain only ASCII characters");
-  }
-  let start = 0;
-  let end = email.length;
-  while (start < end && WS.has(email.charCodeAt(start))) start++;
-  while (end > start && WS.has(email.charCodeAt(end - 1))) end--;
-  if (start === end) throw new Error("emailAddress is required");
-  let out = "";
-  for (let i = start; i < end; i++) {
-    const c = email.charCodeAt(i);
-    out += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c + 32 : c);
-  }
-  return out;
-}
-
-function refFnv(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
-
-function refPartitionName(index: number, count: number): string {
-  return "partition-" + String(index).padStart(String(count - 1).length, "0");
-}
-
-function refToken(token: string, chunk: bigint): string | undefined {
-  if (token === "" || token === "current") return "current";
-  if (!/^[0-9]{20}$/.test(token)) return undefined;
-  const v = BigInt(token);
-  return v >= 1n && (v - 1n) % chunk === 0n ? token : undefined;
-}
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { refCanonical, refFnv, refPartitionName, refToken } from "../shared/reference.js";
 
 // ---- a seeded generator so failures reproduce ------------------------------------------
 function rng(seed: number): () => number {
@@ -72,9 +36,9 @@ function asciiString(r: () => number): string {
 
 function outcome(f: () => string): string {
   try {
-    return "ok:" + f();
+    return `ok:${f()}`;
   } catch (e) {
-    return "error:" + (e as Error).message;
+    return `error:${(e as Error).message}`;
   }
 }
 
@@ -104,7 +68,11 @@ test("generated non-ASCII emails are rejected like the reference", () => {
   const r = rng(7);
   for (let i = 0; i < 2000; i++) {
     const email = asciiString(r) + String.fromCharCode(0x80 + Math.floor(r() * 0xff80)) + asciiString(r);
-    assert.equal(outcome(() => emailPartition(email).canonicalEmail), outcome(() => refCanonical(email)), JSON.stringify(email));
+    assert.equal(
+      outcome(() => emailPartition(email).canonicalEmail),
+      outcome(() => refCanonical(email)),
+      JSON.stringify(email),
+    );
   }
 });
 
@@ -133,14 +101,18 @@ test("10,000 generated page tokens and chunk sizes: same verdict as a BigInt ref
     if (kind === 0) token = digits(r, 20);
     else if (kind === 1) {
       // A boundary somewhere in the 20-digit range, or one off it.
-      const k = BigInt("0x" + digits(r, 15)) % (99999999999999999999n / BigInt(chunk));
+      const k = BigInt(`0x${digits(r, 15)}`) % (99999999999999999999n / BigInt(chunk));
       token = String(k * BigInt(chunk) + 1n + BigInt(pick(r, [0, 0, 0, -1, 1]))).padStart(20, "0");
     } else if (kind === 2) token = digits(r, 18 + Math.floor(r() * 5));
     else if (kind === 3) token = digits(r, 19) + pick(r, ["a", " ", "+", "-", "\u0661", "\uff11", "0", "1"]);
     else token = pick(r, ["", "current", "Current", "current ", " "]) + (r() < 0.5 ? "" : digits(r, 3));
     const want = refToken(token, BigInt(chunk));
     const got = outcome(() => validatePageToken(token, chunk));
-    assert.equal(got, want === undefined ? `error:invalid page token "${token}"` : `ok:${want}`, `${JSON.stringify(token)} chunk ${chunk}`);
+    assert.equal(
+      got,
+      want === undefined ? `error:invalid page token "${token}"` : `ok:${want}`,
+      `${JSON.stringify(token)} chunk ${chunk}`,
+    );
     if (want !== undefined) valid++;
   }
   assert.ok(valid > 1000 && valid < 9000, `valid ${valid}`);
@@ -187,8 +159,12 @@ class ModelLog {
   pages(): Array<[string, number[], string]> {
     const token = (f: number) => String(f).padStart(20, "0");
     const firsts = [...this.archives.keys()].reverse();
-    const out: Array<[string, number[], string]> = [["current", [...this.current].reverse(), firsts[0] === undefined ? "" : token(firsts[0])]];
-    firsts.forEach((f, i) => out.push([token(f), [...this.archives.get(f)!].reverse(), firsts[i + 1] === undefined ? "" : token(firsts[i + 1]!)]));
+    const out: Array<[string, number[], string]> = [
+      ["current", [...this.current].reverse(), firsts[0] === undefined ? "" : token(firsts[0])],
+    ];
+    for (const [i, f] of firsts.entries()) {
+      out.push([token(f), [...this.archives.get(f)!].reverse(), firsts[i + 1] === undefined ? "" : token(firsts[i + 1]!)]);
+    }
     return out;
   }
 }
@@ -206,7 +182,10 @@ test("generated logs with batches, chunk-size changes and retention: every page 
         // Batches of 0 to 15 records, so rollovers happen inside batches too.
         const n = Math.floor(r() * 16);
         const records = await log.appendMany(Array.from({ length: n }, () => null));
-        assert.deepEqual(records.map((x) => x.sequence), model.append(n));
+        assert.deepEqual(
+          records.map((x) => x.sequence),
+          model.append(n),
+        );
       } else if (what < 0.85) {
         const next = 1 + Math.floor(r() * 12);
         await log.changeChunkSize(next);
