@@ -96,6 +96,12 @@ pub fn key_rule_names() -> Vec<String> {
     [KeyRule::EXACT, KeyRule::EMAIL, KeyRule::CUSTOM].map(String::from).to_vec()
 }
 
+/// The layout version of a new map.
+#[wasm_bindgen(js_name = firstLayoutVersion)]
+pub fn first_layout_version() -> f64 {
+    FIRST_LAYOUT_VERSION as f64
+}
+
 /// Checks a stored layout version: an integer from 1 (`FIRST_LAYOUT_VERSION`) up.
 #[wasm_bindgen(js_name = checkLayoutVersion)]
 pub fn check_layout_version(version: f64) -> Result<()> {
@@ -158,11 +164,21 @@ fn log(book: &[f64], latest: &str) -> Result<Log> {
     Log::checked(segments, state, retained_from)
 }
 
-/// Checks a log's bookkeeping; returns `[currentFirst, currentLength, retainedCount]`.
+/// The bookkeeping of a new, empty log with chunks of `size`: `[nextSequence, retainedFrom,
+/// 1, size]` (and no latest archive).
+#[wasm_bindgen(js_name = newLog)]
+pub fn new_log(size: f64) -> Result<Vec<f64>> {
+    let log = Log::new(Segments::single(ChunkSize::from_number(size)?));
+    let mut book = vec![log.state.next_sequence as f64, log.retained_from as f64];
+    book.extend(log.segments.to_numbers());
+    Ok(book)
+}
+
+/// Checks a log's bookkeeping; returns `[currentFirst, currentLength, retainedCount, archivedChunks]`.
 #[wasm_bindgen(js_name = checkLog)]
 pub fn check_log(book: &[f64], latest: &str) -> Result<Vec<f64>> {
     let log = log(book, latest)?;
-    Ok(vec![log.current_first() as f64, log.current_len() as f64, log.count() as f64])
+    Ok([log.current_first(), log.current_len(), log.count(), log.archived_chunks()].map(|n| n as f64).to_vec())
 }
 
 /// The writes of appending `count` records to a `current` of `current_len`:
@@ -183,16 +199,23 @@ pub fn append_plan(book: &[f64], latest: &str, current_len: f64, count: f64) -> 
 /// records' sequences, oldest first) and returns the token of the next older page.
 /// A valid token whose chunk is not retained, or was not stored, is `not_found`.
 #[wasm_bindgen(js_name = pageNext)]
-pub fn page_next(book: &[f64], latest: &str, page_token: &str, present: bool, sequences: &[f64], noun: &str) -> Result<String> {
+pub fn page_next(
+    book: &[f64],
+    latest: &str,
+    page_token: &str,
+    present: bool,
+    sequences: &[f64],
+    record_name: &str,
+) -> Result<String> {
     let log = log(book, latest)?;
     let (first, is_current) = match token::validate_page_token(page_token, &log.segments)? {
         token::PageToken::Current => (log.current_first(), true),
         token::PageToken::Archived(value) => match log.archived_chunk(value) {
             Some(first) if present => (first, false),
-            _ => return Err(chunk::page_not_found(noun, page_token)),
+            _ => return Err(chunk::page_not_found(record_name, page_token)),
         },
     };
-    let corrupt = |e: Error| e.as_corrupt(&format!("{noun} page \"{}\"", layout::clip(page_token)));
+    let corrupt = |e: Error| e.as_corrupt(&format!("{record_name} page \"{}\"", layout::clip(page_token)));
     if present {
         log.check_chunk(first, is_current, sequences).map_err(corrupt)?;
     } else if log.current_len() != 0 {
@@ -232,9 +255,9 @@ pub fn chunk_size_change(book: &[f64], latest: &str, current_len: f64, size: f64
 /// Retention: `[retainedFrom, droppedChunks, previousRetainedFrom]` for dropping the archives
 /// older than `page_token`.
 #[wasm_bindgen(js_name = dropPlan)]
-pub fn drop_plan(book: &[f64], latest: &str, page_token: &str, noun: &str) -> Result<Vec<f64>> {
+pub fn drop_plan(book: &[f64], latest: &str, page_token: &str, record_name: &str) -> Result<Vec<f64>> {
     let log = log(book, latest)?;
-    let (after, dropped) = log.drop_archives_before(page_token, noun)?;
+    let (after, dropped) = log.drop_archives_before(page_token, record_name)?;
     Ok(vec![after.retained_from as f64, dropped as f64, log.retained_from as f64])
 }
 

@@ -67,9 +67,9 @@ impl AppendPlan {
     }
 }
 
-/// `<noun> page "<token>" not found`, the SPEC message for a valid token with no chunk.
-pub fn page_not_found(noun: &str, token: &str) -> Error {
-    Error::new(ErrorCode::NotFound, format!("{noun} page \"{token}\" not found"))
+/// `<record_name> page "<token>" not found`, the SPEC message for a valid token with no chunk.
+pub fn page_not_found(record_name: &str, token: &str) -> Error {
+    Error::new(ErrorCode::NotFound, format!("{record_name} page \"{token}\" not found"))
 }
 
 fn token_of(first: u64) -> String {
@@ -121,6 +121,11 @@ impl Log {
     /// Records `current` holds by the state.
     pub fn current_len(&self) -> u64 {
         self.state.next_sequence - self.current_first()
+    }
+
+    /// Archived chunks retained (older than `current`, not dropped).
+    pub fn archived_chunks(&self) -> u64 {
+        self.segments.chunks_between(self.retained_from, self.current_first())
     }
 
     /// Records retained: from the oldest retained chunk to the newest record.
@@ -248,8 +253,8 @@ impl Log {
 
     /// Retention: the log without the archives older than the archive `token`, and how many
     /// chunks that removes (those from the old `retained_from` up to `token`'s chunk).
-    /// `noun` names the records in the not-found message, as for a page.
-    pub fn drop_archives_before(&self, token: &str, noun: &str) -> Result<(Log, u64)> {
+    /// `record_name` names the records in the not-found message, as for a page.
+    pub fn drop_archives_before(&self, token: &str, record_name: &str) -> Result<(Log, u64)> {
         let value = parse_token_digits(token).filter(|&v| self.segments.is_boundary(v));
         let Some(value) = value else {
             return Err(Error::new(
@@ -257,13 +262,8 @@ impl Log {
                 format!("invalid page token \"{}\"", crate::layout::clip(token)),
             ));
         };
-        let first = self.archived_chunk(value).ok_or_else(|| page_not_found(noun, token))?;
-        let mut dropped = 0;
-        let mut start = self.retained_from;
-        while start < first {
-            dropped += 1;
-            start = self.newer_chunk(start);
-        }
+        let first = self.archived_chunk(value).ok_or_else(|| page_not_found(record_name, token))?;
+        let dropped = self.segments.chunks_between(self.retained_from, first);
         Ok((Log { retained_from: first, ..self.clone() }, dropped))
     }
 }

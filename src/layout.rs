@@ -252,6 +252,20 @@ impl Segments {
         next.map_or(full, |n| full.min(n - start))
     }
 
+    /// How many chunks start in `from..to` (both chunk starts, or `to` the start of `current`).
+    pub fn chunks_between(&self, from: u64, to: u64) -> u64 {
+        let mut count = 0;
+        for (i, s) in self.0.iter().enumerate() {
+            let end = self.0.get(i + 1).map_or(u64::MAX, |next| next.from_sequence);
+            let (lo, hi) = (from.max(s.from_sequence), to.min(end));
+            if lo < hi {
+                let size = u64::from(s.chunk_size.get());
+                count += (hi - s.from_sequence).div_ceil(size) - (lo - s.from_sequence).div_ceil(size);
+            }
+        }
+        count
+    }
+
     /// First sequence of the chunk before the one starting at `start`, if any.
     pub fn previous_start(&self, start: u64) -> Option<u64> {
         (start > 1).then(|| self.chunk_start(u128::from(start - 1)) as u64)
@@ -375,6 +389,16 @@ mod tests {
         assert_eq!(s.previous_start(26), Some(21));
         assert_eq!(s.previous_start(29), Some(26));
         assert_eq!(s.previous_start(21), Some(11));
+    }
+
+    #[test]
+    fn chunks_are_counted_across_segments() {
+        let s = seg(&[(1, 10), (26, 3)]);
+        // 1, 11, 21 (short), then 26, 29, 32.
+        assert_eq!(s.chunks_between(1, 35), 6);
+        assert_eq!(s.chunks_between(11, 29), 3);
+        assert_eq!(s.chunks_between(26, 26), 0);
+        assert_eq!(Segments::single(ChunkSize::default()).chunks_between(1, 9_007_199_254_740_901), 90_071_992_547_409);
     }
 
     #[test]

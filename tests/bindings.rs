@@ -82,7 +82,7 @@ fn book(next: f64, size: f64) -> Vec<f64> {
 fn append_plans_cut_full_chunks_and_pages_name_the_older_one() {
     // Seven records into chunks of 3: 1..=3 and 4..=6 archived, 7 in current.
     assert_eq!(bindings::append_plan(&book(1.0, 3.0), "", 0.0, 7.0).unwrap(), vec![1.0, 8.0, 1.0, 3.0, 2.0]);
-    assert_eq!(bindings::check_log(&book(8.0, 3.0), "00000000000000000004").unwrap(), vec![7.0, 1.0, 7.0]);
+    assert_eq!(bindings::check_log(&book(8.0, 3.0), "00000000000000000004").unwrap(), vec![7.0, 1.0, 7.0, 2.0]);
     assert_eq!(
         bindings::page_next(&book(8.0, 3.0), "00000000000000000004", "", true, &[7.0], "subscriber").unwrap(),
         "00000000000000000004"

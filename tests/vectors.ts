@@ -44,7 +44,9 @@ function load<T>(name: string): T {
 
 export const fnvVectors = load<{ cases: FnvCase[] }>("fnv1a32.json");
 export const emailVectors = load<{ partitionCount: number; cases: EmailCase[] }>("email.json");
-export const tokenVectors = load<{ chunkSize: number; cases: TokenCase[]; archiveTokenCases: ArchiveTokenCase[] }>("page-token.json");
+export const tokenVectors = load<{ chunkSize: number; cases: TokenCase[]; archiveTokenCases: ArchiveTokenCase[] }>(
+  "page-token.json",
+);
 
 export const expand = (r: Repeat): string => r.prefix + r.unit.repeat(r.count) + r.suffix;
 

@@ -5,9 +5,6 @@
 import { MAX_TEXT_LENGTH } from "./core.js";
 import { AttrmapError } from "./errors.js";
 
-/** Most items one bulk call (`upsertMany`, `appendMany`, ...) takes: a batch is one transaction, held in memory whole. */
-export const MAX_BATCH = 1_000_000;
-
 /** `f()`, or `fallback` when a caller's proxy or getter throws inside it. */
 function safely<T>(f: () => T, fallback: T): T {
   try {
@@ -25,7 +22,10 @@ export function describeType(value: unknown): string {
   if (typeof value === "number" && Number.isNaN(value)) return "NaN";
   if (typeof value !== "object") return typeof value;
   if (isArray(value)) return "array";
-  const name = safely(() => (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name, undefined);
+  const name = safely(
+    () => (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name,
+    undefined,
+  );
   return typeof name === "string" && name !== "Object" && name !== "" ? name : "object";
 }
 
@@ -104,12 +104,19 @@ export function field(owner: string, value: object, key: string): unknown {
   }
 }
 
-/** An array (or other iterable) copied into a plain array of at most `max` items, so a huge sparse array is refused before it is walked. */
+/**
+ * An array (or other iterable) copied into a plain array of at most `max` items, so a huge
+ * sparse array is refused before it is walked.
+ */
 export function list<T>(name: string, value: unknown, max: number): T[] {
   if (isArray(value)) {
     const length = (value as unknown[]).length;
     if (length > max) throw invalid(`${name} may hold at most ${max} items, got ${length}`);
-  } else if (typeof value !== "object" || value === null || typeof safely(() => (value as { [Symbol.iterator]?: unknown })[Symbol.iterator], undefined) !== "function") {
+  } else if (
+    typeof value !== "object" ||
+    value === null ||
+    typeof safely(() => (value as { [Symbol.iterator]?: unknown })[Symbol.iterator], undefined) !== "function"
+  ) {
     throw wrongType(name, "an array or iterable", value);
   }
   const out: T[] = [];
@@ -133,7 +140,8 @@ export function entry<V>(name: string, value: unknown): readonly [unknown, V] {
 
 // The intrinsic getter that reads a typed array's own kind from its internal slot: a plain
 // object dressed up as a Uint8Array (its own Symbol.toStringTag, length, buffer) is not one.
-const typedArrayKind = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, Symbol.toStringTag)!.get!;
+const typedArrayKind = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, Symbol.toStringTag)!
+  .get!;
 const bufferOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, "buffer")!.get!;
 const offsetOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, "byteOffset")!.get!;
 const lengthOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, "byteLength")!.get!;
@@ -142,7 +150,11 @@ const lengthOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Arra
 export function bytes(name: string, value: unknown): Uint8Array {
   if (typedArrayKind.call(value) !== "Uint8Array") throw wrongType(name, "a Uint8Array", value);
   try {
-    return new Uint8Array(bufferOf.call(value) as ArrayBufferLike, offsetOf.call(value) as number, lengthOf.call(value) as number);
+    return new Uint8Array(
+      bufferOf.call(value) as ArrayBufferLike,
+      offsetOf.call(value) as number,
+      lengthOf.call(value) as number,
+    );
   } catch (e) {
     throw invalid(`${name} can't be read: ${e instanceof Error ? e.message : String(e)}`, e); // a detached buffer
   }

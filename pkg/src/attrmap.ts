@@ -1,6 +1,6 @@
 // The entry point of the storage layer: one IndexedDB database and its lock manager.
 import * as args from "./args.js";
-import { watchChanges, type Change } from "./changes.js";
+import { type Change, watchChanges } from "./changes.js";
 import { ChunkedLog, type ChunkedLogOptions } from "./chunked-log.js";
 import type { Context } from "./context.js";
 import { CustomerDirectory, type CustomerDirectoryOptions } from "./customer-directory.js";
@@ -8,16 +8,26 @@ import { AttrmapError } from "./errors.js";
 import { InstanceStore } from "./idb.js";
 import { defaultLocks, type LockManagerLike } from "./locks.js";
 import { PartitionedMap, type PartitionedMapOptions } from "./partitioned-map.js";
-import { valueRecords, type LogRecord } from "./records.js";
+import { type LogRecord, valueRecords } from "./records.js";
 import { SubscriberArchive, type SubscriberArchiveOptions } from "./subscriber-archive.js";
+
+/** What attrmap calls of an IndexedDB factory: `indexedDB` in pages and workers, fake-indexeddb's `IDBFactory` in Node. */
+export interface IDBFactoryLike {
+  open(name: string, version?: number): object;
+}
+
+/** The `IDBKeyRange` class that goes with an IDBFactoryLike. */
+export interface IDBKeyRangeLike {
+  bound(lower: unknown, upper: unknown, lowerOpen?: boolean, upperOpen?: boolean): object;
+}
 
 export interface OpenOptions {
   /** IndexedDB database name (default `"attrmap"`). */
   name?: string;
   /** The IndexedDB factory; defaults to `globalThis.indexedDB`. Pass one in Node (e.g. fake-indexeddb). */
-  indexedDB?: IDBFactory;
+  indexedDB?: IDBFactoryLike;
   /** The `IDBKeyRange` class that goes with `indexedDB`; defaults to `globalThis.IDBKeyRange`. */
-  IDBKeyRange?: typeof IDBKeyRange;
+  IDBKeyRange?: IDBKeyRangeLike;
   /**
    * The lock manager; defaults to `navigator.locks`, or where that is missing (Node before
    * 24, insecure contexts) an in-process fallback that serializes writers of this realm only.
@@ -72,7 +82,11 @@ export class Attrmap {
 }
 
 function hasMethod(value: unknown, method: string): boolean {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof args.field("options", value, method) === "function";
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof args.field("options", value, method) === "function"
+  );
 }
 
 /** Opens (lazily: the database is opened by the first operation) the attrmap storage of one IndexedDB database. */
@@ -83,9 +97,18 @@ export function openAttrmap(options: OpenOptions = {}): Attrmap {
   const keyRange = args.field("options", o, "IDBKeyRange") ?? (globalThis as { IDBKeyRange?: typeof IDBKeyRange }).IDBKeyRange;
   const locks = args.field("options", o, "locks");
   if (factory === undefined) throw new AttrmapError("invalid_argument", "no IndexedDB here: pass options.indexedDB");
-  if (typeof keyRange !== "function" || !hasMethod(keyRange, "bound")) throw args.invalid(`options.IDBKeyRange must be the IDBKeyRange class of options.indexedDB, got ${args.describeType(keyRange)}`);
-  if (!hasMethod(factory, "open")) throw args.invalid(`options.indexedDB must be an IDBFactory, got ${args.describeType(factory)}`);
-  if (locks !== undefined && !hasMethod(locks, "request")) throw args.invalid(`options.locks must have a request() method, got ${args.describeType(locks)}`);
-  const store = new InstanceStore(name === undefined ? "attrmap" : args.string("options.name", name), factory as IDBFactory, keyRange as typeof IDBKeyRange);
+  if (typeof keyRange !== "function" || !hasMethod(keyRange, "bound"))
+    throw args.invalid(
+      `options.IDBKeyRange must be the IDBKeyRange class of options.indexedDB, got ${args.describeType(keyRange)}`,
+    );
+  if (!hasMethod(factory, "open"))
+    throw args.invalid(`options.indexedDB must be an IDBFactory, got ${args.describeType(factory)}`);
+  if (locks !== undefined && !hasMethod(locks, "request"))
+    throw args.invalid(`options.locks must have a request() method, got ${args.describeType(locks)}`);
+  const store = new InstanceStore(
+    name === undefined ? "attrmap" : args.string("options.name", name),
+    factory as IDBFactory,
+    keyRange as typeof IDBKeyRange,
+  );
   return new Attrmap({ store, locks: (locks as LockManagerLike | undefined) ?? defaultLocks() });
 }

@@ -16,12 +16,12 @@ function channelName(database: string): string {
 
 const hasBroadcast = () => typeof BroadcastChannel !== "undefined";
 
-/** Posts one change to every other listener of the database (no-op where BroadcastChannel is missing). */
+/** @internal Posts one change to every other listener of the database (no-op where BroadcastChannel is missing). */
 export function announce(channel: BroadcastChannel | undefined, change: Change): void {
   channel?.postMessage(change);
 }
 
-/** The channel writes of `database` are announced on, or undefined where BroadcastChannel is missing. */
+/** @internal The channel writes of `database` are announced on, or undefined where BroadcastChannel is missing. */
 export function openChannel(database: string): BroadcastChannel | undefined {
   if (!hasBroadcast()) return undefined;
   const channel = new BroadcastChannel(channelName(database));
@@ -34,7 +34,8 @@ export function openChannel(database: string): BroadcastChannel | undefined {
 function asChange(database: string, data: unknown): Change | undefined {
   if (typeof data !== "object" || data === null) return undefined;
   const { database: db, map, instances } = data as Record<string, unknown>;
-  const ok = db === database && typeof map === "string" && Array.isArray(instances) && instances.every((i) => typeof i === "string");
+  const ok =
+    db === database && typeof map === "string" && Array.isArray(instances) && instances.every((i) => typeof i === "string");
   return ok ? { database, map, instances: [...(instances as string[])] } : undefined;
 }
 

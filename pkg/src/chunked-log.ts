@@ -2,16 +2,20 @@
 // chunk is archived, immutable, under the 20-digit token of its first sequence. The Rust
 // core decides every write and checks every read; this file reads and stores.
 import * as args from "./args.js";
-import { lockKey, type Context } from "./context.js";
+import { type Context, lockKey } from "./context.js";
 import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
 import { corrupt } from "./idb.js";
-import { openChunked, readMeta, type ChunkedMeta, type LogState, type LogView, type Segment } from "./layout.js";
-import { withLocks, writeOptions, type WriteOptions } from "./locks.js";
+import { type ChunkedMeta, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
+import { MAX_BATCH } from "./limits.js";
+import { type WriteOptions, withLocks, writeOptions } from "./locks.js";
 import type { RecordKind } from "./records.js";
 
 export interface ChunkedLogOptions {
-  /** Records per chunk of a new log (1 to 1,000,000; default 100). An existing log keeps its own; another size is `layout_mismatch`. */
+  /**
+   * Records per chunk of a new log (1 to 1,000,000; default 100). An existing log keeps its
+   * own; another size is `layout_mismatch`.
+   */
   chunkSize?: number;
 }
 
@@ -23,6 +27,20 @@ export interface LogPage<R> {
   records: R[];
   /** Token of the next older page, or "" when this is the oldest retained one. */
   nextPageToken: string;
+}
+
+/** What a log holds, as read now. */
+export interface LogStats {
+  /** Records retained (all records, unless `dropArchivesBefore` removed old chunks). */
+  records: number;
+  /** Records in `current`, the one chunk appends rewrite. */
+  currentRecords: number;
+  /** Archived chunks retained. */
+  archivedChunks: number;
+  /** Records per chunk for new archives. */
+  chunkSize: number;
+  /** The sequence the next record gets. */
+  nextSequence: number;
 }
 
 /** The order `records()` walks a log in. */
@@ -46,8 +64,13 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     private readonly kind: RecordKind<I, R>,
   ) {}
 
-  /** Opens the log, storing its layout on first use; `layout_mismatch` if it is stored with another chunk size. */
-  static async open<I, R extends { sequence: number }>(ctx: Context, name: string, options: unknown, kind: RecordKind<I, R>): Promise<ChunkedLog<I, R>> {
+  /** @internal Opens the log, storing its layout on first use; `layout_mismatch` if it is stored with another chunk size. */
+  static async open<I, R extends { sequence: number }>(
+    ctx: Context,
+    name: string,
+    options: unknown,
+    kind: RecordKind<I, R>,
+  ): Promise<ChunkedLog<I, R>> {
     const o = args.options("options", options);
     const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
     const chunkSize = size === undefined ? undefined : core.resolveChunkSize(size);
@@ -76,7 +99,8 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   /** The log's metadata as read now; a record that went missing reads as a new log of the size in force. */
   private adopt(raw: unknown): LogView {
     const stored = readMeta(this.name, raw);
-    if (stored !== undefined && !("meta" in stored)) throw new AttrmapError("layout_mismatch", `map "${this.name}" is now stored as a partitioned map`);
+    if (stored !== undefined && !("meta" in stored))
+      throw new AttrmapError("layout_mismatch", `map "${this.name}" is now stored as a partitioned map`);
     return (this.view = stored ?? openChunked(this.name, undefined, this.chunkSize).view);
   }
 
@@ -85,10 +109,13 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     if (raw === undefined) return [];
     if (!Array.isArray(raw)) throw corrupt(this.name, instance, `a chunk must be an array, found ${args.describeType(raw)}`);
     const longest = Math.max(...view.meta.segments.map((s) => s.chunkSize));
-    if (raw.length > longest) throw corrupt(this.name, instance, `it holds ${raw.length} records, more than any chunk of this log (${longest})`);
+    if (raw.length > longest)
+      throw corrupt(this.name, instance, `it holds ${raw.length} records, more than any chunk of this log (${longest})`);
     raw.forEach((record: unknown, i) => {
-      const problem = typeof record !== "object" || record === null ? `it is ${args.describeType(record)}` : this.kind.problem(record);
-      if (problem !== undefined) throw corrupt(this.name, instance, `record ${i} is not a ${this.kind.noun} record: ${problem}`);
+      const problem =
+        typeof record !== "object" || record === null ? `it is ${args.describeType(record)}` : this.kind.problem(record);
+      if (problem !== undefined)
+        throw corrupt(this.name, instance, `record ${i} is not a ${this.kind.recordName} record: ${problem}`);
     });
     return raw as R[];
   }
@@ -103,12 +130,25 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   }
 
   /** One locked transaction over the state and `current` (its records checked). */
-  private write<T>(options: WriteOptions, doing: string, change: (view: LogView, current: R[]) => { put?: Array<readonly [string, unknown]>; add?: Array<readonly [string, unknown]>; meta?: ChunkedMeta; deleteRange?: readonly [string, string]; result: T }): Promise<T> {
+  private write<T>(
+    options: WriteOptions,
+    doing: string,
+    change: (
+      view: LogView,
+      current: R[],
+    ) => {
+      put?: Array<readonly [string, unknown]>;
+      add?: Array<readonly [string, unknown]>;
+      meta?: ChunkedMeta;
+      deleteRange?: readonly [string, string];
+      result: T;
+    },
+  ): Promise<T> {
     return withLocks(this.ctx.locks, this.lock(), options, () =>
       this.ctx.store.write(this.name, [core.CURRENT], doing, ({ meta, values }) => {
         const view = this.adopt(meta);
         const current = this.chunk(core.CURRENT, values[0], view);
-        core.pageNext(view.log, core.CURRENT, values[0] !== undefined, ChunkedLog.sequences(current), this.kind.noun);
+        core.pageNext(view.log, core.CURRENT, values[0] !== undefined, ChunkedLog.sequences(current), this.kind.recordName);
         const writes = change(view, current);
         if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
         return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
@@ -118,7 +158,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
 
   /** Appends one record and returns it with its sequence. */
   async append(item: I, options: WriteOptions = {}): Promise<R> {
-    const [record] = await this.appendItems([this.kind.input(item, this.kind.noun)], writeOptions(options));
+    const [record] = await this.appendItems([this.kind.input(item, this.kind.recordName)], writeOptions(options));
     return record!;
   }
 
@@ -128,7 +168,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    */
   async appendMany(items: Iterable<I>, options: WriteOptions = {}): Promise<R[]> {
     const opts = writeOptions(options);
-    const inputs = args.list<unknown>("items", items, args.MAX_BATCH).map((item, i) => this.kind.input(item, `items[${i}]`));
+    const inputs = args.list<unknown>("items", items, MAX_BATCH).map((item, i) => this.kind.input(item, `items[${i}]`));
     return this.appendItems(inputs, opts);
   }
 
@@ -137,9 +177,15 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       const plan = core.appendPlan(view.log, current.length, inputs.length);
       const records = inputs.map((item, i) => this.kind.make(plan.firstSequence + i, item));
       const all = current.length === 0 ? records : current.concat(records);
-      const add = plan.cuts.map((c) => [core.archiveToken(c.first), all.slice(c.first - view.currentFirst, c.first - view.currentFirst + c.length)] as const);
+      const add = plan.cuts.map(
+        (c) =>
+          [core.archiveToken(c.first), all.slice(c.first - view.currentFirst, c.first - view.currentFirst + c.length)] as const,
+      );
       const rest = all.slice(plan.cuts.length === 0 ? 0 : plan.cuts.at(-1)!.first + plan.cuts.at(-1)!.length - view.currentFirst);
-      const state: LogState = { nextSequence: plan.nextSequence, latestArchivedChunkToken: add.at(-1)?.[0] ?? view.meta.state.latestArchivedChunkToken };
+      const state: LogState = {
+        nextSequence: plan.nextSequence,
+        latestArchivedChunkToken: add.at(-1)?.[0] ?? view.meta.state.latestArchivedChunkToken,
+      };
       // Archives are added, never put: an archive is written once and never replaced.
       return { put: [[core.CURRENT, rest]], add, meta: { ...view.meta, state }, result: records };
     });
@@ -159,7 +205,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const { meta, values } = await this.ctx.store.read(this.name, [instance]);
     const view = this.adopt(meta);
     const chunk = this.chunk(instance, values[0], view);
-    const next = core.pageNext(view.log, token, values[0] !== undefined, ChunkedLog.sequences(chunk), this.kind.noun);
+    const next = core.pageNext(view.log, token, values[0] !== undefined, ChunkedLog.sequences(chunk), this.kind.recordName);
     return { token: instance, chunk, next, view };
   }
 
@@ -178,10 +224,32 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     return { ...this.adopt(meta).meta.state };
   }
 
-  /** Records retained: from the oldest retained archive to the newest record. */
-  async count(): Promise<number> {
+  /**
+   * The token of the page holding record `sequence`: `"current"`, an archive token (the
+   * oldest retained page for a sequence dropped by retention), or `""` past the newest record.
+   */
+  async pageOf(sequence: number): Promise<string> {
+    const seq = args.number("sequence", sequence);
     const { meta } = await this.ctx.store.read(this.name, []);
-    return this.adopt(meta).count;
+    return core.pageOfSequence(this.adopt(meta).log, seq);
+  }
+
+  /** Records retained: from the oldest retained archive to the newest record. Reads the log's metadata only. */
+  async count(): Promise<number> {
+    return (await this.stats()).records;
+  }
+
+  /** Records retained, in `current` and in archives, and the chunk size in force. Reads the log's metadata only. */
+  async stats(): Promise<LogStats> {
+    const { meta } = await this.ctx.store.read(this.name, []);
+    const view = this.adopt(meta);
+    return {
+      records: view.count,
+      currentRecords: view.currentLength,
+      archivedChunks: view.archivedChunks,
+      chunkSize: view.meta.segments.at(-1)!.chunkSize,
+      nextSequence: view.meta.state.nextSequence,
+    };
   }
 
   /**
@@ -190,7 +258,8 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    */
   async *records(options: RecordsOptions = {}): AsyncIterableIterator<R> {
     const order = args.field("options", args.options("options", options), "order") ?? "newest";
-    if (order !== "newest" && order !== "oldest") throw args.invalid(`options.order must be "newest" or "oldest", got ${JSON.stringify(order) ?? "undefined"}`);
+    if (order !== "newest" && order !== "oldest")
+      throw args.invalid(`options.order must be "newest" or "oldest", got ${JSON.stringify(order) ?? "undefined"}`);
     if (order === "newest") {
       for (let token = core.CURRENT; token !== ""; ) {
         const read = await this.read(token);
@@ -226,7 +295,8 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       const plan = core.chunkSizeChange(view.log, current.length, size);
       if (!plan.changed) return { result: undefined };
       const segments: Segment[] = [];
-      for (let i = 0; i < plan.segments.length; i += 2) segments.push({ fromSequence: plan.segments[i]!, chunkSize: plan.segments[i + 1]! });
+      for (let i = 0; i < plan.segments.length; i += 2)
+        segments.push({ fromSequence: plan.segments[i]!, chunkSize: plan.segments[i + 1]! });
       const cut = plan.cut.length > 0 ? core.archiveToken(plan.cut.first) : undefined;
       const state = { ...view.meta.state, latestArchivedChunkToken: cut ?? view.meta.state.latestArchivedChunkToken };
       return {
@@ -246,7 +316,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   async dropArchivesBefore(pageToken: string, options: WriteOptions = {}): Promise<number> {
     const token = args.text("pageToken", pageToken);
     return this.write(writeOptions(options), `dropping archives of log "${this.name}"`, (view) => {
-      const plan = core.dropPlan(view.log, token, this.kind.noun);
+      const plan = core.dropPlan(view.log, token, this.kind.recordName);
       if (plan.dropped === 0) return { result: 0 };
       return {
         deleteRange: [core.archiveToken(plan.previous), core.archiveToken(plan.retainedFrom)] as const,

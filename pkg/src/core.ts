@@ -11,6 +11,8 @@ export const MAX_TEXT_LENGTH = wasm.maxTextLength();
 export const CURRENT = wasm.currentToken();
 export const DEFAULT_PARTITION_COUNT = wasm.resolvePartitionCount(undefined);
 export const DEFAULT_CHUNK_SIZE = wasm.resolveChunkSize(undefined);
+/** The layout version of a new map; each layout change adds one. */
+export const FIRST_LAYOUT_VERSION = wasm.firstLayoutVersion();
 /** The built-in key rules, and the name stored for a canonicalizer given no name. */
 export const [EXACT_KEYS, EMAIL_KEYS, CUSTOM_KEYS] = wasm.keyRuleNames() as [string, string, string];
 const FNV_OFFSET_BASIS = wasm.fnvOffsetBasis();
@@ -24,7 +26,8 @@ export const checkLayoutVersion = (version: number): void => callCore(() => wasm
 export const checkKeyRule = (name: string, custom: boolean): void => callCore(() => wasm.checkKeyRule(name, custom));
 export const canonicalEmail = (email: string): string => callCore(() => wasm.canonicalEmailAddress(email));
 export const keyHash = (key: string): number => wasm.keyHash(key);
-export const checkSubscriberFields = (idLength: number, addressLength: number): void => callCore(() => wasm.checkSubscriberFields(idLength, addressLength));
+export const checkSubscriberFields = (idLength: number, addressLength: number): void =>
+  callCore(() => wasm.checkSubscriberFields(idLength, addressLength));
 
 /** FNV-1a of `bytes`, crossing in pieces so that no input needs more than a piece of wasm memory. */
 export function hashBytes(bytes: Uint8Array): number {
@@ -58,7 +61,8 @@ export const partitionIndexOfName = (name: string, partitionCount: number): numb
   callCore(() => wasm.partitionIndexOfName(name, partitionCount));
 
 /** `true` when `token` means `current`; throws `invalid_page_token` unless it is a boundary of `segments`. */
-export const isCurrentToken = (token: string, segments: Float64Array): boolean => callCore(() => wasm.validatePageToken(token, segments));
+export const isCurrentToken = (token: string, segments: Float64Array): boolean =>
+  callCore(() => wasm.validatePageToken(token, segments));
 export const archiveToken = (firstSequence: number): string => callCore(() => wasm.archiveChunkToken(firstSequence));
 export const archiveTokenOfDecimal = (digits: string): string => callCore(() => wasm.archiveChunkTokenOfDecimal(digits));
 
@@ -71,7 +75,10 @@ export interface LogBook {
   latest: string;
 }
 
-/** `[currentFirst, currentLength, retainedCount]`; throws `corrupt_data` for bookkeeping that breaks a rule. */
+/** The bookkeeping of a new, empty log with chunks of `size`: no archive yet. */
+export const newLog = (size: number): LogBook => ({ book: callCore(() => wasm.newLog(size)), latest: "" });
+
+/** `[currentFirst, currentLength, retainedCount, archivedChunks]`; throws `corrupt_data` for bookkeeping that breaks a rule. */
 export const checkLog = (log: LogBook): Float64Array => callCore(() => wasm.checkLog(log.book, log.latest));
 
 /** The writes of an append: first and next sequence, and the chunks to archive. */
@@ -82,24 +89,39 @@ export interface AppendPlan {
 }
 
 export function appendPlan(log: LogBook, currentLength: number, count: number): AppendPlan {
-  const [firstSequence, nextSequence, from, length, archived] = callCore(() => wasm.appendPlan(log.book, log.latest, currentLength, count)) as unknown as number[];
-  return { firstSequence: firstSequence!, nextSequence: nextSequence!, cuts: Array.from({ length: archived! }, (_, k) => ({ first: from! + k * length!, length: length! })) };
+  const [firstSequence, nextSequence, from, length, archived] = callCore(() =>
+    wasm.appendPlan(log.book, log.latest, currentLength, count),
+  ) as unknown as number[];
+  return {
+    firstSequence: firstSequence!,
+    nextSequence: nextSequence!,
+    cuts: Array.from({ length: archived! }, (_, k) => ({ first: from! + k * length!, length: length! })),
+  };
 }
 
 /** Checks the chunk read for `token` and returns the next older page's token. */
-export const pageNext = (log: LogBook, token: string, present: boolean, sequences: Float64Array, noun: string): string =>
-  callCore(() => wasm.pageNext(log.book, log.latest, token, present, sequences, noun));
+export const pageNext = (log: LogBook, token: string, present: boolean, sequences: Float64Array, recordName: string): string =>
+  callCore(() => wasm.pageNext(log.book, log.latest, token, present, sequences, recordName));
 /** The token of the page holding `sequence` (the oldest retained one for a dropped sequence), or `""` past the newest record. */
-export const pageOfSequence = (log: LogBook, sequence: number): string => callCore(() => wasm.pageOfSequence(log.book, log.latest, sequence));
+export const pageOfSequence = (log: LogBook, sequence: number): string =>
+  callCore(() => wasm.pageOfSequence(log.book, log.latest, sequence));
 
 /** `changeChunkSize`: whether anything changes, the chunk to archive (length 0: none), the new segments. */
-export function chunkSizeChange(log: LogBook, currentLength: number, size: number): { changed: boolean; cut: { first: number; length: number }; segments: Float64Array } {
+export function chunkSizeChange(
+  log: LogBook,
+  currentLength: number,
+  size: number,
+): { changed: boolean; cut: { first: number; length: number }; segments: Float64Array } {
   const out = callCore(() => wasm.chunkSizeChange(log.book, log.latest, currentLength, size));
   return { changed: out[0] === 1, cut: { first: out[1]!, length: out[2]! }, segments: out.subarray(3) };
 }
 
 /** Retention: the new first retained sequence, the chunks it drops, and the old first retained sequence. */
-export function dropPlan(log: LogBook, token: string, noun: string): { retainedFrom: number; dropped: number; previous: number } {
-  const out = callCore(() => wasm.dropPlan(log.book, log.latest, token, noun));
+export function dropPlan(
+  log: LogBook,
+  token: string,
+  recordName: string,
+): { retainedFrom: number; dropped: number; previous: number } {
+  const out = callCore(() => wasm.dropPlan(log.book, log.latest, token, recordName));
   return { retainedFrom: out[0]!, dropped: out[1]!, previous: out[2]! };
 }

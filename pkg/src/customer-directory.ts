@@ -1,9 +1,10 @@
 // The customer directory of the source documents: profiles by email in a hash-partitioned map.
 import * as args from "./args.js";
 import type { Context } from "./context.js";
+import { MAX_BATCH } from "./limits.js";
+import { type WriteOptions, writeOptions } from "./locks.js";
 import { PartitionedMap } from "./partitioned-map.js";
-import { writeOptions, type WriteOptions } from "./locks.js";
-import { profileInput, profileProblem, type CustomerProfile, type CustomerProfileInput } from "./records.js";
+import { type CustomerProfile, type CustomerProfileInput, profileInput, profileProblem } from "./records.js";
 
 /** The map name the reference server uses. */
 export const CUSTOMER_PROFILES_MAP = "CustomerProfilesByEmailPartition";
@@ -18,6 +19,7 @@ export interface CustomerDirectoryOptions {
 export class CustomerDirectory {
   private constructor(readonly map: PartitionedMap<CustomerProfile>) {}
 
+  /** @internal */
   static async open(ctx: Context, options: CustomerDirectoryOptions = {}): Promise<CustomerDirectory> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
@@ -36,7 +38,7 @@ export class CustomerDirectory {
 
   /** Saves many profiles, writing each partition involved once, in one transaction. All or nothing; at most 1,000,000 a call. */
   async upsertProfiles(profiles: Iterable<CustomerProfileInput>, options: WriteOptions = {}): Promise<CustomerProfile[]> {
-    const inputs = args.list<unknown>("profiles", profiles, args.MAX_BATCH).map((p, i) => profileInput(p, `profiles[${i}]`));
+    const inputs = args.list<unknown>("profiles", profiles, MAX_BATCH).map((p, i) => profileInput(p, `profiles[${i}]`));
     return this.save(
       inputs,
       inputs.map((_, i) => `profiles[${i}].emailAddress`),

@@ -1,28 +1,32 @@
-/** Stable codes for every error the package throws; branch on these, not on messages. */
-export type ErrorCode =
+/** Every code an AttrmapError can carry; branch on these, not on messages (docs/errors.md says when each happens). */
+export const ERROR_CODES = [
   // Bad input (HTTP 400)
-  | "invalid_email"
-  | "invalid_page_token"
-  | "invalid_argument"
+  "invalid_email",
+  "invalid_page_token",
+  "invalid_argument",
   // Absent data (HTTP 404)
-  | "not_found"
-  // Lock waits (HTTP 409 for lock_conflict)
-  | "lock_conflict"
-  | "lock_timeout"
-  | "aborted"
+  "not_found",
+  // Lock waits
+  "lock_conflict",
+  "lock_timeout",
+  "aborted",
   // Stored layout and data
-  | "layout_mismatch"
-  | "layout_changed"
-  | "sequence_exhausted"
-  | "corrupt_data"
+  "layout_mismatch",
+  "layout_changed",
+  "sequence_exhausted",
+  "corrupt_data",
   // IndexedDB failures; the stored data is as before the call
-  | "quota_exceeded"
-  | "transaction_aborted"
-  | "connection_closed"
-  | "version_conflict"
-  | "storage_error";
+  "quota_exceeded",
+  "transaction_aborted",
+  "connection_closed",
+  "version_conflict",
+  "storage_error",
+] as const;
 
-/** The one error class the package throws. `message` is the exact text of SPEC.md where it gives one. */
+/** Stable codes for every error the package throws. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The one error class the package throws. `message` is the contract's exact text where it gives one. */
 export class AttrmapError extends Error {
   readonly code: ErrorCode;
 
@@ -37,7 +41,7 @@ function hasCode(e: unknown): e is Error & { code: ErrorCode } {
   return e instanceof Error && typeof (e as { code?: unknown }).code === "string";
 }
 
-/** Calls into the Rust core and rethrows its coded errors as `AttrmapError`. */
+/** @internal Calls into the Rust core and rethrows its coded errors as `AttrmapError`. */
 export function callCore<T>(call: () => T): T {
   try {
     return call();
@@ -46,7 +50,7 @@ export function callCore<T>(call: () => T): T {
   }
 }
 
-/** `callCore` for a check of stored data: any rule it breaks is `corrupt_data`, saying where. */
+/** @internal `callCore` for a check of stored data: any rule it breaks is `corrupt_data`, saying where. */
 export function checkStored<T>(where: string, call: () => T): T {
   try {
     return callCore(call);
@@ -64,7 +68,7 @@ const DOM_ERROR_CODES: Record<string, ErrorCode> = {
   ConstraintError: "corrupt_data",
 };
 
-/** An IndexedDB failure (a DOMException) as an AttrmapError saying what was being done. */
+/** @internal An IndexedDB failure (a DOMException) as an AttrmapError saying what was being done. */
 export function storageError(error: unknown, doing: string): AttrmapError {
   if (error instanceof AttrmapError) return error;
   const name = error instanceof Error || error instanceof DOMException ? error.name : "";

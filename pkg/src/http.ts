@@ -1,14 +1,12 @@
 // The reference server's HTTP API as a fetch-style handler, for a service worker (or any
-// code with Request/Response): the six endpoints of SPEC.md section 4 over the stores.
-import type { Attrmap } from "./attrmap.js";
+// code with Request/Response): the six endpoints of docs/http.md over the stores.
+
 import * as args from "./args.js";
+import type { Attrmap } from "./attrmap.js";
 import * as core from "./core.js";
-import type { CustomerDirectory } from "./customer-directory.js";
 import { AttrmapError, type ErrorCode } from "./errors.js";
-import { writeOptions, type LockWait } from "./locks.js";
-import type { PartitionedMap } from "./partitioned-map.js";
+import { type LockWait, writeOptions } from "./locks.js";
 import { profileInput, subscriberInput } from "./records.js";
-import type { SubscriberArchive } from "./subscriber-archive.js";
 
 /** Where the reference samples serve each pattern. */
 export const HASH_PARTITIONED_ROUTES = "/patterns/hash-partitioned-attribute-map";
@@ -55,7 +53,10 @@ export const HTTP_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = {
 };
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
 }
 
 async function jsonBody(request: Request): Promise<unknown> {
@@ -84,9 +85,13 @@ type Route = { method: string; path: string; flow?: string; run: (request: Reque
 /** Serves the six endpoints from `store`; answers every other request with `options.fallback`. */
 export function createHandler(store: Attrmap, options: HandlerOptions = {}): AttrmapHandler {
   const o = args.options("options", options);
-  const write = writeOptions({ lock: args.field("options", o, "lock") ?? "ifAvailable", timeoutMs: args.field("options", o, "timeoutMs") });
+  const write = writeOptions({
+    lock: args.field("options", o, "lock") ?? "ifAvailable",
+    timeoutMs: args.field("options", o, "timeoutMs"),
+  });
   const given = args.field("options", o, "fallback");
-  const fallback = given === undefined ? (r: Request) => fetch(r) : args.func<(r: Request) => Promise<Response>>("options.fallback", given);
+  const fallback =
+    given === undefined ? (r: Request) => fetch(r) : args.func<(r: Request) => Promise<Response>>("options.fallback", given);
   const flows = lazy(() => store.partitionedMap<FlowRun>(FLOWS_MAP, { partitionCount: 1, keyRule: core.EXACT_KEYS }));
   const customers = lazy(() => store.customerDirectory());
   const subscribers = lazy(() => store.subscriberArchive());
@@ -95,7 +100,9 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
 
   const start = async (flowID: string): Promise<FlowRun> => {
     const map = await flows();
-    const run = (await map.get(flowID)) ?? (await map.update(flowID, (current) => current ?? { flowID, runID: crypto.randomUUID() }, { lock: "wait" }));
+    const run =
+      (await map.get(flowID)) ??
+      (await map.update(flowID, (current) => current ?? { flowID, runID: crypto.randomUUID() }, { lock: "wait" }));
     started.add(flowID);
     return run; // a repeated start changes nothing: the first run ID stays
   };
@@ -155,7 +162,8 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
       return json(405, { error: `method ${request.method} not allowed` }, { allow });
     }
     try {
-      if (route.flow && !(await isStarted(route.flow))) throw new AttrmapError("not_found", `flow "${route.flow}" is not started`);
+      if (route.flow && !(await isStarted(route.flow)))
+        throw new AttrmapError("not_found", `flow "${route.flow}" is not started`);
       return json(200, await route.run(request, url));
     } catch (e) {
       if (e instanceof AttrmapError) return json(HTTP_STATUS[e.code] ?? 500, { error: e.message });
@@ -168,6 +176,7 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
     return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
   }) as AttrmapHandler;
   const origin = (globalThis as { location?: Location }).location?.origin;
-  handler.handles = (request) => (origin === undefined || new URL(request.url).origin === origin) && find(request).onPath.length > 0;
+  handler.handles = (request) =>
+    (origin === undefined || new URL(request.url).origin === origin) && find(request).onPath.length > 0;
   return handler;
 }

@@ -12,7 +12,7 @@ export const MAPS = "maps";
 /** The IndexedDB schema version this library creates and expects. */
 export const DB_VERSION = 2;
 
-/** What one readwrite transaction stores: instances to put, archives to add (never overwrite), instances to delete, the metadata. */
+/** What one readwrite transaction stores: instances to put, archives to add (never overwrite), to delete, the metadata. */
 export interface Writes<T> {
   put?: ReadonlyArray<readonly [instance: string, value: unknown]>;
   add?: ReadonlyArray<readonly [instance: string, value: unknown]>;
@@ -54,10 +54,13 @@ function attempt<T>(doing: string, call: () => T): T {
     return call();
   } catch (e) {
     if (e instanceof DOMException) throw storageError(e, doing);
-    throw new AttrmapError("invalid_argument", `${doing} failed: a value could not be copied for storage: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new AttrmapError(
+      "invalid_argument",
+      `${doing} failed: a value could not be copied for storage: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   }
 }
-
 
 /**
  * Brings a database written by an older version of this library to the current schema.
@@ -75,7 +78,12 @@ function upgrade(tx: IDBTransaction, oldVersion: number): void {
       const old = cursor.value as { kind?: unknown; chunkSize?: unknown; state?: unknown };
       if (old.kind === "chunked" && typeof old.chunkSize === "number") {
         const { chunkSize, ...rest } = old;
-        cursor.update({ ...rest, segments: [{ fromSequence: 1, chunkSize }], state: old.state ?? { nextSequence: 1, latestArchivedChunkToken: "" }, retainedFrom: 1 });
+        cursor.update({
+          ...rest,
+          segments: [{ fromSequence: 1, chunkSize }],
+          state: old.state ?? { nextSequence: 1, latestArchivedChunkToken: "" },
+          retainedFrom: 1,
+        });
       }
       cursor.continue();
     };
@@ -142,7 +150,12 @@ export class InstanceStore {
    * Runs `body` in one transaction; resolves when it has committed, rejects (with nothing
    * written) otherwise. `body`'s own error (a caller's callback's, too) is passed on as it is.
    */
-  private async transaction<T>(mode: IDBTransactionMode, doing: string, body: (tx: IDBTransaction) => Promise<T>, retried = false): Promise<T> {
+  private async transaction<T>(
+    mode: IDBTransactionMode,
+    doing: string,
+    body: (tx: IDBTransaction) => Promise<T>,
+    retried = false,
+  ): Promise<T> {
     const db = await this.db();
     let tx: IDBTransaction;
     try {
@@ -159,7 +172,8 @@ export class InstanceStore {
       let result: T;
       let failure: { error: unknown } | undefined;
       tx.oncomplete = () => resolve(result);
-      tx.onabort = () => reject(failure ? failure.error : storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing));
+      tx.onabort = () =>
+        reject(failure ? failure.error : storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing));
       body(tx).then(
         (r) => {
           result = r;
@@ -179,7 +193,10 @@ export class InstanceStore {
 
   /** Reads the metadata of `map` and `instances` of it in one readonly transaction, with no lock. */
   read(map: string, instances: readonly string[]): Promise<Snapshot> {
-    const doing = instances.length === 1 ? `reading "${instances[0]}" of map "${map}"` : `reading ${instances.length} instances of map "${map}"`;
+    const doing =
+      instances.length === 1
+        ? `reading "${instances[0]}" of map "${map}"`
+        : `reading ${instances.length} instances of map "${map}"`;
     return this.transaction("readonly", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const [meta, ...values] = await Promise.all([
@@ -195,7 +212,13 @@ export class InstanceStore {
    * the writes, and stores them in the same readwrite transaction. `compute` may throw to
    * write nothing; its error is passed on.
    */
-  async write<T>(map: string, instances: readonly string[], doing: string, compute: (snapshot: Snapshot) => Writes<T>, all?: ReadAll): Promise<T> {
+  async write<T>(
+    map: string,
+    instances: readonly string[],
+    doing: string,
+    compute: (snapshot: Snapshot) => Writes<T>,
+    all?: ReadAll,
+  ): Promise<T> {
     const changed: string[] = [];
     const result = await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
@@ -223,7 +246,12 @@ export class InstanceStore {
         return inRange;
       });
       const rangeNames = ranged ? (await request(ranged, doing)).map((k) => (k as [string, string])[1]) : [];
-      changed.push(...(writes.put ?? []).map(([i]) => i), ...(writes.add ?? []).map(([i]) => i), ...(writes.delete ?? []), ...rangeNames);
+      changed.push(
+        ...(writes.put ?? []).map(([i]) => i),
+        ...(writes.add ?? []).map(([i]) => i),
+        ...(writes.delete ?? []),
+        ...rangeNames,
+      );
       return writes.result;
     });
     // Announced only once committed, and only when instances changed (not for a layout alone).
@@ -231,11 +259,18 @@ export class InstanceStore {
     return result;
   }
 
-  /** The map's metadata and its first instance named after `after` (from the first when undefined), in one readonly transaction. */
-  readNext(map: string, after: string | undefined, doing: string): Promise<{ meta: unknown; instance?: string; value?: unknown }> {
+  /** The map's metadata and its first instance named after `after` (undefined: the first), in one readonly transaction. */
+  readNext(
+    map: string,
+    after: string | undefined,
+    doing: string,
+  ): Promise<{ meta: unknown; instance?: string; value?: unknown }> {
     return this.transaction("readonly", doing, async (tx) => {
       const range = after === undefined ? this.mapRange(map) : this.keyRange.bound([map, after], [map, []], true, true);
-      const [meta, cursor] = await Promise.all([request(tx.objectStore(MAPS).get(map), doing), request(tx.objectStore(INSTANCES).openCursor(range), doing)]);
+      const [meta, cursor] = await Promise.all([
+        request(tx.objectStore(MAPS).get(map), doing),
+        request(tx.objectStore(INSTANCES).openCursor(range), doing),
+      ]);
       return cursor ? { meta, instance: (cursor.primaryKey as [string, string])[1], value: cursor.value as unknown } : { meta };
     });
   }
@@ -245,7 +280,7 @@ export class InstanceStore {
    * (with its metadata first): memory holds one instance, never the whole map. `visit` runs
    * synchronously for each; return `false` from it to stop.
    */
-  scan(map: string, doing: string, visit: (meta: unknown, instance: string, value: unknown) => boolean | void): Promise<unknown> {
+  scan(map: string, doing: string, visit: (meta: unknown, instance: string, value: unknown) => unknown): Promise<unknown> {
     return this.transaction("readonly", doing, async (tx) => {
       const meta = await request(tx.objectStore(MAPS).get(map), doing);
       await new Promise<void>((resolve, reject) => {
@@ -254,7 +289,7 @@ export class InstanceStore {
         req.onsuccess = () => {
           const cursor = req.result;
           if (!cursor) return resolve();
-          let more: boolean | void;
+          let more: unknown;
           try {
             more = visit(meta, (cursor.primaryKey as [string, string])[1], cursor.value);
           } catch (e) {

@@ -51,10 +51,11 @@ export type ChunkedMeta = Extract<MapMeta, { kind: "chunked" }>;
 export interface LogView {
   meta: ChunkedMeta;
   log: core.LogBook;
-  /** First sequence of `current`, records in it, and records retained. */
+  /** First sequence of `current`, records in it, records retained, and archived chunks retained. */
   currentFirst: number;
   currentLength: number;
   count: number;
+  archivedChunks: number;
 }
 
 function describe(layout: Layout): string {
@@ -71,7 +72,11 @@ function field(raw: object, key: string): unknown {
 function partitioned(where: string, raw: object): PartitionedLayout {
   const [version, count, keyRule] = [field(raw, "layoutVersion"), field(raw, "partitionCount"), field(raw, "keyRule") ?? ""];
   if (typeof version !== "number" || typeof count !== "number" || typeof keyRule !== "string") {
-    throw new AttrmapError("corrupt_data", `${where}: the layout record has a layoutVersion of type ${describeType(version)}, a partitionCount of type ${describeType(count)} and a keyRule of type ${describeType(keyRule)}`);
+    throw new AttrmapError(
+      "corrupt_data",
+      `${where}: the layout record has a layoutVersion of type ${describeType(version)}, ` +
+        `a partitionCount of type ${describeType(count)} and a keyRule of type ${describeType(keyRule)}`,
+    );
   }
   checkStored(where, () => {
     core.checkLayoutVersion(version);
@@ -97,27 +102,48 @@ function chunked(where: string, raw: object): LogView {
     typeof latest === "string" &&
     list.length > 0 &&
     list.length <= 1_000_000 &&
-    list.every((s) => typeof s === "object" && s !== null && typeof field(s, "fromSequence") === "number" && typeof field(s, "chunkSize") === "number");
-  if (!shapeOk) throw new AttrmapError("corrupt_data", `${where}: the log's layout record is not {layoutVersion, segments: [{fromSequence, chunkSize}], state: {nextSequence, latestArchivedChunkToken}, retainedFrom}`);
-  const segs = (list as object[]).map((s) => ({ fromSequence: field(s, "fromSequence") as number, chunkSize: field(s, "chunkSize") as number }));
+    list.every(
+      (s) =>
+        typeof s === "object" &&
+        s !== null &&
+        typeof field(s, "fromSequence") === "number" &&
+        typeof field(s, "chunkSize") === "number",
+    );
+  if (!shapeOk)
+    throw new AttrmapError(
+      "corrupt_data",
+      `${where}: the log's layout record is not {layoutVersion, segments: [{fromSequence, chunkSize}], ` +
+        "state: {nextSequence, latestArchivedChunkToken}, retainedFrom}",
+    );
+  const segs = (list as object[]).map((s) => ({
+    fromSequence: field(s, "fromSequence") as number,
+    chunkSize: field(s, "chunkSize") as number,
+  }));
   const book = new Float64Array(2 + segs.length * 2);
   book[0] = next;
   book[1] = retainedFrom;
-  segs.forEach((s, i) => book.set([s.fromSequence, s.chunkSize], 2 + i * 2));
+  for (const [i, s] of segs.entries()) book.set([s.fromSequence, s.chunkSize], 2 + i * 2);
   const log = { book, latest };
-  const [currentFirst, currentLength, count] = checkStored(where, () => {
+  const [currentFirst, currentLength, count, archivedChunks] = checkStored(where, () => {
     core.checkLayoutVersion(version);
     return core.checkLog(log);
-  }) as unknown as [number, number, number];
-  const meta: ChunkedMeta = { kind: "chunked", layoutVersion: version, segments: segs, state: { nextSequence: next, latestArchivedChunkToken: latest }, retainedFrom };
-  return { meta, log, currentFirst, currentLength, count };
+  }) as unknown as [number, number, number, number];
+  const meta: ChunkedMeta = {
+    kind: "chunked",
+    layoutVersion: version,
+    segments: segs,
+    state: { nextSequence: next, latestArchivedChunkToken: latest },
+    retainedFrom,
+  };
+  return { meta, log, currentFirst, currentLength, count, archivedChunks };
 }
 
 /** A stored metadata record, checked: `undefined` for a map never opened. */
 export function readMeta(map: string, raw: unknown): PartitionedLayout | LogView | undefined {
   if (raw === undefined) return undefined;
   const where = `map "${map}"`;
-  if (typeof raw !== "object" || raw === null) throw new AttrmapError("corrupt_data", `${where}: the layout record is ${describeType(raw)}`);
+  if (typeof raw !== "object" || raw === null)
+    throw new AttrmapError("corrupt_data", `${where}: the layout record is ${describeType(raw)}`);
   const kind = field(raw, "kind");
   if (kind === "partitioned") return partitioned(where, raw);
   if (kind === "chunked") return chunked(where, raw);
@@ -137,16 +163,33 @@ export interface PartitionedWanted {
 }
 
 /** The layout to open a partitioned map with: the stored one (checked against the options), or a new one. */
-export function openPartitioned(map: string, raw: unknown, wanted: PartitionedWanted): { layout: PartitionedLayout; store: boolean } {
+export function openPartitioned(
+  map: string,
+  raw: unknown,
+  wanted: PartitionedWanted,
+): { layout: PartitionedLayout; store: boolean } {
   const stored = readMeta(map, raw);
   const keyRule = wanted.keyRule ?? (wanted.custom ? core.CUSTOM_KEYS : undefined);
   if (stored === undefined) {
     const partitionCount = wanted.partitionCount ?? core.DEFAULT_PARTITION_COUNT;
-    return { layout: { kind: "partitioned", layoutVersion: 1, partitionCount, keyRule: keyRule ?? core.EXACT_KEYS }, store: true };
+    return {
+      layout: {
+        kind: "partitioned",
+        layoutVersion: core.FIRST_LAYOUT_VERSION,
+        partitionCount,
+        keyRule: keyRule ?? core.EXACT_KEYS,
+      },
+      store: true,
+    };
   }
   if ("meta" in stored) throw mismatch(map, stored.meta, "a partitioned map");
   if (wanted.partitionCount !== undefined && wanted.partitionCount !== stored.partitionCount) {
-    throw mismatch(map, stored, `${wanted.partitionCount} partitions`, " (changing the partition count needs resize(), which rehashes every entry)");
+    throw mismatch(
+      map,
+      stored,
+      `${wanted.partitionCount} partitions`,
+      " (changing the partition count needs resize(), which rehashes every entry)",
+    );
   }
   if (stored.keyRule === "") {
     // Written by 0.1, which stored no key rule: it takes the one it is opened with now.
@@ -154,7 +197,8 @@ export function openPartitioned(map: string, raw: unknown, wanted: PartitionedWa
   }
   if (keyRule !== undefined && keyRule !== stored.keyRule) throw mismatch(map, stored, `key rule "${keyRule}"`);
   const builtIn = stored.keyRule === core.EXACT_KEYS || stored.keyRule === core.EMAIL_KEYS;
-  if (!builtIn && !wanted.custom) throw mismatch(map, stored, "a map with no canonicalizeKey", `: pass the canonicalizeKey of key rule "${stored.keyRule}"`);
+  if (!builtIn && !wanted.custom)
+    throw mismatch(map, stored, "a map with no canonicalizeKey", `: pass the canonicalizeKey of key rule "${stored.keyRule}"`);
   return { layout: stored, store: false };
 }
 
@@ -162,8 +206,14 @@ export function openPartitioned(map: string, raw: unknown, wanted: PartitionedWa
 export function openChunked(map: string, raw: unknown, chunkSize: number | undefined): { view: LogView; store: boolean } {
   const stored = readMeta(map, raw);
   if (stored === undefined) {
-    const size = chunkSize ?? core.DEFAULT_CHUNK_SIZE;
-    const fresh = { kind: "chunked", layoutVersion: 1, segments: [{ fromSequence: 1, chunkSize: size }], state: { nextSequence: 1, latestArchivedChunkToken: "" }, retainedFrom: 1 };
+    const { book, latest } = core.newLog(chunkSize ?? core.DEFAULT_CHUNK_SIZE);
+    const fresh = {
+      kind: "chunked",
+      layoutVersion: core.FIRST_LAYOUT_VERSION,
+      segments: [{ fromSequence: book[2], chunkSize: book[3] }],
+      state: { nextSequence: book[0], latestArchivedChunkToken: latest },
+      retainedFrom: book[1],
+    };
     return { view: readMeta(map, fresh) as LogView, store: true };
   }
   if (!("meta" in stored)) throw mismatch(map, stored, "a chunked log");

@@ -20,12 +20,14 @@ export interface WriteOptions {
   signal?: AbortSignal;
 }
 
-/** Checks a caller's write options, field by field. */
+/** @internal Checks a caller's write options, field by field. */
 export function writeOptions(value: unknown, name = "options"): WriteOptions {
   const o = args.options(name, value);
   const lock = args.field(name, o, "lock");
   if (lock !== undefined && lock !== "wait" && lock !== "ifAvailable") {
-    throw args.invalid(`${name}.lock must be "wait" or "ifAvailable", got ${typeof lock === "string" ? JSON.stringify(lock) : args.describeType(lock)}`);
+    throw args.invalid(
+      `${name}.lock must be "wait" or "ifAvailable", got ${typeof lock === "string" ? `"${lock}"` : args.describeType(lock)}`,
+    );
   }
   const timeout = args.field(name, o, "timeoutMs");
   return {
@@ -35,10 +37,25 @@ export function writeOptions(value: unknown, name = "options"): WriteOptions {
   };
 }
 
-/** The part of `LockManager` this package uses, so a fallback can stand in for it. */
-export interface LockManagerLike {
-  request<T>(name: string, options: LockOptions, callback: (lock: Lock | null) => Promise<T> | T): Promise<T>;
+/** A granted lock, as `navigator.locks` hands it to its callback. */
+export interface LockGrant {
+  readonly name: string;
+  readonly mode: "exclusive" | "shared";
 }
+
+/** The options of the lock requests this package makes. */
+export interface LockRequestOptions {
+  mode?: "exclusive" | "shared";
+  ifAvailable?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The part of `LockManager` (`navigator.locks`) this package uses, so a fallback can stand in for it. */
+export interface LockManagerLike {
+  request<T>(name: string, options: LockRequestOptions, callback: (lock: LockGrant | null) => Promise<T> | T): Promise<T>;
+}
+
+type Mode = "exclusive" | "shared";
 
 /** What one lock stands for: a whole map (`instance` absent), or one instance of it. */
 export interface LockKey {
@@ -48,10 +65,14 @@ export interface LockKey {
 }
 
 function nameOf(key: LockKey): string {
-  return "attrmap:" + JSON.stringify(key.instance === undefined ? [key.database, key.map] : [key.database, key.map, key.instance]);
+  const parts = key.instance === undefined ? [key.database, key.map] : [key.database, key.map, key.instance];
+  return `attrmap:${JSON.stringify(parts)}`;
 }
 
-/** The Web Lock name of a key: `attrmap:["<database>","<map>"]` or `attrmap:["<database>","<map>","<instance>"]`, unambiguous for any names. */
+/**
+ * The Web Lock name of a key: `attrmap:["<database>","<map>"]` or
+ * `attrmap:["<database>","<map>","<instance>"]`, unambiguous for any names.
+ */
 export function lockName(key: LockKey): string {
   const k = args.object("key", key);
   const instance = args.field("key", k, "instance");
@@ -67,14 +88,14 @@ function describe(key: LockKey): string {
   return key.instance === undefined ? where : `instance "${key.instance}" of ${where}`;
 }
 
-/** One lock a write needs: shared locks of one name may be held together, an exclusive one alone. */
+/** @internal One lock a write needs: shared locks of one name may be held together, an exclusive one alone. */
 export interface LockRequest {
   key: LockKey;
-  mode: LockMode;
+  mode: Mode;
 }
 
 interface Waiter {
-  mode: LockMode;
+  mode: Mode;
   grant(): void;
 }
 
@@ -84,27 +105,27 @@ interface Waiter {
  * workers and processes are NOT held back. Like Web Locks, it grants in request order.
  */
 export class InProcessLocks implements LockManagerLike {
-  private readonly held = new Map<string, { mode: LockMode; count: number }>();
+  private readonly held = new Map<string, { mode: Mode; count: number }>();
   private readonly waiting = new Map<string, Waiter[]>();
 
-  async request<T>(name: string, options: LockOptions, callback: (lock: Lock | null) => Promise<T> | T): Promise<T> {
+  async request<T>(name: string, options: LockRequestOptions, callback: (lock: LockGrant | null) => Promise<T> | T): Promise<T> {
     const mode = options.mode ?? "exclusive";
     if (this.available(name, mode)) this.take(name, mode);
     else if (options.ifAvailable) return callback(null);
     else await this.queue(name, mode, options.signal);
     try {
-      return await callback({ name, mode } as Lock);
+      return await callback({ name, mode });
     } finally {
       this.release(name);
     }
   }
 
-  private available(name: string, mode: LockMode): boolean {
+  private available(name: string, mode: Mode): boolean {
     const held = this.held.get(name);
     return !this.waiting.get(name)?.length && (!held || (held.mode === "shared" && mode === "shared"));
   }
 
-  private take(name: string, mode: LockMode): void {
+  private take(name: string, mode: Mode): void {
     const held = this.held.get(name);
     if (held) held.count++;
     else this.held.set(name, { mode, count: 1 });
@@ -116,7 +137,10 @@ export class InProcessLocks implements LockManagerLike {
     this.held.delete(name);
     // Hand over in order: the next exclusive waiter alone, or every shared waiter at the head.
     const queue = this.waiting.get(name) ?? [];
-    while (queue.length > 0 && (!this.held.has(name) || (queue[0]!.mode === "shared" && this.held.get(name)!.mode === "shared"))) {
+    while (
+      queue.length > 0 &&
+      (!this.held.has(name) || (queue[0]!.mode === "shared" && this.held.get(name)!.mode === "shared"))
+    ) {
       const next = queue.shift()!;
       this.take(name, next.mode);
       next.grant();
@@ -125,7 +149,7 @@ export class InProcessLocks implements LockManagerLike {
     if (queue.length === 0) this.waiting.delete(name);
   }
 
-  private queue(name: string, mode: LockMode, signal: AbortSignal | undefined): Promise<void> {
+  private queue(name: string, mode: Mode, signal: AbortSignal | undefined): Promise<void> {
     return new Promise((resolve, reject) => {
       signal?.throwIfAborted();
       const queue = this.waiting.get(name) ?? [];
@@ -147,10 +171,10 @@ export class InProcessLocks implements LockManagerLike {
   }
 }
 
-/** `navigator.locks` where it exists, else one shared in-process fallback. */
+/** @internal `navigator.locks` where it exists, else one shared in-process fallback. */
 export function defaultLocks(): LockManagerLike {
   const nav = (globalThis as { navigator?: { locks?: LockManager } }).navigator;
-  return nav?.locks ?? (sharedFallback ??= new InProcessLocks());
+  return (nav?.locks as LockManagerLike | undefined) ?? (sharedFallback ??= new InProcessLocks());
 }
 let sharedFallback: InProcessLocks | undefined;
 
@@ -160,7 +184,8 @@ function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): 
   // wait bounded by a timeout must end by the timeout, not when the event loop runs dry.
   const bounded = options.timeoutMs !== undefined && options.timeoutMs !== Infinity;
   const timeout = bounded ? new AbortController() : undefined;
-  const timer = timeout && setTimeout(() => timeout.abort(new DOMException("lock wait timed out", "TimeoutError")), options.timeoutMs);
+  const timer =
+    timeout && setTimeout(() => timeout.abort(new DOMException("lock wait timed out", "TimeoutError")), options.timeoutMs);
   const signals = [options.signal, timeout?.signal].filter((s): s is AbortSignal => s !== undefined);
   return {
     signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
@@ -170,10 +195,16 @@ function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): 
 }
 
 /**
+ * @internal
  * Runs `body` holding the locks of `requests` (taken in name order, so writers that need
  * several never deadlock), and releases them when it settles.
  */
-export async function withLocks<T>(locks: LockManagerLike, requests: readonly LockRequest[], options: WriteOptions, body: () => Promise<T>): Promise<T> {
+export async function withLocks<T>(
+  locks: LockManagerLike,
+  requests: readonly LockRequest[],
+  options: WriteOptions,
+  body: () => Promise<T>,
+): Promise<T> {
   const byName = new Map(requests.map((r) => [nameOf(r.key), r] as const));
   const sorted = [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const ifAvailable = options.lock === "ifAvailable";
@@ -187,7 +218,7 @@ export async function withLocks<T>(locks: LockManagerLike, requests: readonly Lo
       return body();
     }
     const [name, { key, mode }] = next;
-    const request: LockOptions = ifAvailable ? { mode, ifAvailable: true } : { mode, signal };
+    const request: LockRequestOptions = ifAvailable ? { mode, ifAvailable: true } : { mode, signal };
     return locks.request(name, request, (lock) => {
       if (lock === null) throw new AttrmapError("lock_conflict", `${describe(key)} is locked by another writer; retry later`);
       return acquire(i + 1);
@@ -198,7 +229,8 @@ export async function withLocks<T>(locks: LockManagerLike, requests: readonly Lo
   } catch (e) {
     wait?.dispose();
     if (signal?.aborted && e === signal.reason) {
-      if (wait?.timedOut()) throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${all()}`, { cause: e });
+      if (wait?.timedOut())
+        throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${all()}`, { cause: e });
       throw new AttrmapError("aborted", `the wait for ${all()} was aborted`, { cause: e });
     }
     if (e instanceof AttrmapError || !(e instanceof DOMException)) throw e; // the body's own error

@@ -2,19 +2,20 @@
 // from canonical key to value. A lookup reads one partition; an upsert locks, reads and
 // rewrites one partition. Never the whole map.
 import * as args from "./args.js";
-import { lockKey, type Context } from "./context.js";
+import { type Context, lockKey } from "./context.js";
 import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
 import { corrupt, type ReadAll } from "./idb.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
-import { withLocks, writeOptions, type LockRequest, type WriteOptions } from "./locks.js";
+import { MAX_BATCH } from "./limits.js";
+import { type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
 
 export interface PartitionedMapOptions {
   /** Number of partitions of a new map (default 1000). An existing map keeps its own; another number is `layout_mismatch`. */
   partitionCount?: number;
   /**
    * How keys become canonical: `"exact"` (default for a new map: any string as it is),
-   * `"email"` (SPEC's email rule), or the name of `canonicalizeKey`. Stored with the map:
+   * `"email"` (the email rule of docs/partitioned-map.md), or the name of `canonicalizeKey`. Stored with the map:
    * opening it with another rule is `layout_mismatch`.
    */
   keyRule?: string;
@@ -50,7 +51,7 @@ export class PartitionedMap<V> {
     private readonly check: EntryCheck | undefined,
   ) {}
 
-  /** Opens the map, storing its layout on first use; `layout_mismatch` if it is stored with another. */
+  /** @internal Opens the map, storing its layout on first use; `layout_mismatch` if it is stored with another. */
   static async open<V>(ctx: Context, name: string, options: unknown, check?: EntryCheck): Promise<PartitionedMap<V>> {
     const o = args.options("options", options);
     const count = args.optionalNumber("options.partitionCount", args.field("options", o, "partitionCount"));
@@ -59,7 +60,11 @@ export class PartitionedMap<V> {
     const canonicalizeKey = fn === undefined ? undefined : args.func<(key: string) => string>("options.canonicalizeKey", fn);
     const keyRule = rule === undefined ? undefined : args.text("options.keyRule", rule);
     if (keyRule !== undefined) core.checkKeyRule(keyRule, canonicalizeKey !== undefined);
-    const wanted = { partitionCount: count === undefined ? undefined : core.resolvePartitionCount(count), keyRule, custom: canonicalizeKey !== undefined };
+    const wanted = {
+      partitionCount: count === undefined ? undefined : core.resolvePartitionCount(count),
+      keyRule,
+      custom: canonicalizeKey !== undefined,
+    };
     const layout = await ctx.store.write(name, [], `opening map "${name}"`, ({ meta }) => {
       const opened = openPartitioned(name, meta, wanted);
       return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
@@ -89,21 +94,30 @@ export class PartitionedMap<V> {
         return await op(this.layout);
       } catch (e) {
         if (!(e instanceof StaleLayout)) throw e;
-        if (attempt === LAYOUT_ATTEMPTS) throw new AttrmapError("layout_changed", `map "${this.name}" changed its layout ${attempt} times during one call`);
+        if (attempt === LAYOUT_ATTEMPTS)
+          throw new AttrmapError("layout_changed", `map "${this.name}" changed its layout ${attempt} times during one call`);
         this.adopt(e.raw);
       }
     }
   }
 
   private adopt(raw: unknown): void {
-    this.layout = openPartitioned(this.name, raw, { partitionCount: undefined, keyRule: this.layout.keyRule, custom: this.canonicalizeKey !== undefined }).layout;
+    this.layout = openPartitioned(this.name, raw, {
+      partitionCount: undefined,
+      keyRule: this.layout.keyRule,
+      custom: this.canonicalizeKey !== undefined,
+    }).layout;
   }
 
   /** Throws StaleLayout when the stored metadata is not the layout keys were placed with. */
   private current(raw: unknown, layout: PartitionedLayout): void {
     if (raw === undefined) return; // the map's record is gone: nothing is stored, and a write stores it again
     const r = raw as Partial<PartitionedLayout>;
-    const same = r.kind === "partitioned" && r.layoutVersion === layout.layoutVersion && r.partitionCount === layout.partitionCount && r.keyRule === layout.keyRule;
+    const same =
+      r.kind === "partitioned" &&
+      r.layoutVersion === layout.layoutVersion &&
+      r.partitionCount === layout.partitionCount &&
+      r.keyRule === layout.keyRule;
     if (!same) throw new StaleLayout(raw);
   }
 
@@ -113,7 +127,8 @@ export class PartitionedMap<V> {
     if (this.canonicalizeKey) {
       const given = args.string(name, key);
       const out = this.canonicalizeKey(given);
-      if (typeof out !== "string") throw args.invalid(`canonicalizeKey must return a string, got ${args.describeType(out)} for ${name}`);
+      if (typeof out !== "string")
+        throw args.invalid(`canonicalizeKey must return a string, got ${args.describeType(out)} for ${name}`);
       canonical = args.text(`the canonical form of ${name}`, out);
     } else {
       canonical = args.text(name, key);
@@ -149,7 +164,7 @@ export class PartitionedMap<V> {
 
   /** Values of many keys, by canonical key (absent keys are left out); each partition is read once, in one transaction. */
   async getMany(keys: Iterable<string>): Promise<Map<string, V>> {
-    const list = args.list<unknown>("keys", keys, args.MAX_BATCH);
+    const list = args.list<unknown>("keys", keys, MAX_BATCH);
     return this.withLayout(async (layout) => {
       const placed = list.map((k, i) => this.place(k, layout, `keys[${i}]`));
       const names = [...new Set(placed.map((p) => p.partitionName))];
@@ -177,7 +192,7 @@ export class PartitionedMap<V> {
    */
   async upsertMany(entries: Iterable<readonly [string, V]>, options: WriteOptions = {}): Promise<number> {
     const opts = writeOptions(options);
-    const list = args.list<unknown>("entries", entries, args.MAX_BATCH).map((e, i) => args.entry<V>(`entries[${i}]`, e));
+    const list = args.list<unknown>("entries", entries, MAX_BATCH).map((e, i) => args.entry<V>(`entries[${i}]`, e));
     const stored = await this.upsertEach(
       list.map(([k]) => k),
       list.map((_, i) => `entries[${i}][0]`),
@@ -191,13 +206,21 @@ export class PartitionedMap<V> {
    * @internal Stores, under each of `keys` (named `names[i]` in messages), the value `value`
    * makes from its canonical form; returns the values stored.
    */
-  async upsertEach(keys: readonly unknown[], names: readonly string[], value: (canonicalKey: string, i: number) => V, options: WriteOptions): Promise<V[]> {
-    return this.edit(options, (layout) => keys.map((k, i) => this.place(k, layout, names[i]!)), (partition, placed) =>
-      placed.map((p, i) => {
-        const v = value(p.key, i);
-        partition(p.partitionName).set(p.key, v);
-        return v;
-      }),
+  async upsertEach(
+    keys: readonly unknown[],
+    names: readonly string[],
+    value: (canonicalKey: string, i: number) => V,
+    options: WriteOptions,
+  ): Promise<V[]> {
+    return this.edit(
+      options,
+      (layout) => keys.map((k, i) => this.place(k, layout, names[i]!)),
+      (partition, placed) =>
+        placed.map((p, i) => {
+          const v = value(p.key, i);
+          partition(p.partitionName).set(p.key, v);
+          return v;
+        }),
     );
   }
 
@@ -208,11 +231,15 @@ export class PartitionedMap<V> {
    */
   async update(key: string, change: (current: V | undefined) => V, options: WriteOptions = {}): Promise<V> {
     const fn = args.func<(current: V | undefined) => V>("change", change);
-    return this.edit(writeOptions(options), (layout) => [this.place(key, layout, "key")], (partition, [p]) => {
-      const value = fn(this.entry(p!.partitionName, partition(p!.partitionName), p!.key));
-      partition(p!.partitionName).set(p!.key, value);
-      return value;
-    });
+    return this.edit(
+      writeOptions(options),
+      (layout) => [this.place(key, layout, "key")],
+      (partition, [p]) => {
+        const value = fn(this.entry(p!.partitionName, partition(p!.partitionName), p!.key));
+        partition(p!.partitionName).set(p!.key, value);
+        return value;
+      },
+    );
   }
 
   /** Removes `key`; true if it was there. Locks and rewrites one partition (removed when left empty). */
@@ -223,9 +250,11 @@ export class PartitionedMap<V> {
   /** Removes many keys in one transaction; returns how many were there. */
   async deleteMany(keys: Iterable<string>, options: WriteOptions = {}): Promise<number> {
     const opts = writeOptions(options);
-    const list = args.list<unknown>("keys", keys, args.MAX_BATCH);
-    return this.edit(opts, (layout) => list.map((k, i) => this.place(k, layout, `keys[${i}]`)), (partition, placed) =>
-      placed.reduce((n, p) => n + (partition(p.partitionName).delete(p.key) ? 1 : 0), 0),
+    const list = args.list<unknown>("keys", keys, MAX_BATCH);
+    return this.edit(
+      opts,
+      (layout) => list.map((k, i) => this.place(k, layout, `keys[${i}]`)),
+      (partition, placed) => placed.reduce((n, p) => n + (partition(p.partitionName).delete(p.key) ? 1 : 0), 0),
     );
   }
 
@@ -235,18 +264,36 @@ export class PartitionedMap<V> {
    * edits partitions through `partition(name)`; only those it asked for are written, and a
    * partition left empty is removed.
    */
-  private edit<T>(options: WriteOptions, place: (layout: PartitionedLayout) => Placement[], change: (partition: (name: string) => Partition<V>, placed: Placement[]) => T): Promise<T> {
+  private edit<T>(
+    options: WriteOptions,
+    place: (layout: PartitionedLayout) => Placement[],
+    change: (partition: (name: string) => Partition<V>, placed: Placement[]) => T,
+  ): Promise<T> {
     return this.withLayout((layout) => {
       const placed = place(layout);
       const names = [...new Set(placed.map((p) => p.partitionName))].sort();
-      const requests: LockRequest[] = [{ key: lockKey(this.ctx, this.name), mode: "shared" }, ...names.map((n) => ({ key: lockKey(this.ctx, this.name, n), mode: "exclusive" as const }))];
-      const doing = names.length === 1 ? `writing "${names[0]}" of map "${this.name}"` : `writing ${names.length} partitions of map "${this.name}"`;
-      return withLocks(this.ctx.locks, requests, options, () => this.write(names, doing, layout, (partitions) => change(partitions, placed)));
+      const requests: LockRequest[] = [
+        { key: lockKey(this.ctx, this.name), mode: "shared" },
+        ...names.map((n) => ({ key: lockKey(this.ctx, this.name, n), mode: "exclusive" as const })),
+      ];
+      const doing =
+        names.length === 1
+          ? `writing "${names[0]}" of map "${this.name}"`
+          : `writing ${names.length} partitions of map "${this.name}"`;
+      return withLocks(this.ctx.locks, requests, options, () =>
+        this.write(names, doing, layout, (partitions) => change(partitions, placed)),
+      );
     });
   }
 
   /** One transaction over `names`: checks the layout, lets `change` edit, writes what it edited. */
-  private write<T>(names: readonly string[], doing: string, layout: PartitionedLayout, change: (partition: (name: string) => Partition<V>) => T, all?: ReadAll): Promise<T> {
+  private write<T>(
+    names: readonly string[],
+    doing: string,
+    layout: PartitionedLayout,
+    change: (partition: (name: string) => Partition<V>) => T,
+    all?: ReadAll,
+  ): Promise<T> {
     return this.ctx.store.write(
       this.name,
       names,
@@ -284,7 +331,9 @@ export class PartitionedMap<V> {
   }
 
   private async scan(visit: (instance: string, partition: Partition<V>) => void): Promise<void> {
-    await this.ctx.store.scan(this.name, `reading the partitions of map "${this.name}"`, (_, instance, value) => visit(instance, this.partition(instance, value)));
+    await this.ctx.store.scan(this.name, `reading the partitions of map "${this.name}"`, (_, instance, value) =>
+      visit(instance, this.partition(instance, value)),
+    );
   }
 
   /** Removes every entry (every partition instance); the layout stays. Waits for, and holds back, every writer of the map. */

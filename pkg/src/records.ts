@@ -48,7 +48,7 @@ function optionalText(owner: string, value: object, key: string): string {
 
 /**
  * A caller's profile read into plain strings; `emailAddress` is not canonical yet. A missing
- * email reads as `""`, so the core answers it with SPEC's "emailAddress is required".
+ * email reads as `""`, so the core answers it with the contract's "emailAddress is required".
  */
 export function profileInput(value: unknown, name = "profile"): CustomerProfile {
   const o = args.object(name, value);
@@ -70,10 +70,13 @@ export function profileProblem(key: string, value: unknown): string | undefined 
   return bad && `the entry for "${key}" has a ${bad} of type ${args.describeType(p[bad])}`;
 }
 
-/** A caller's registration read into two strings and checked by SPEC's rule (both required). */
+/** A caller's registration read into two strings and checked by the contract's rule (both required). */
 export function subscriberInput(value: unknown, name = "subscriber"): NewSubscriber {
   const o = args.object(name, value);
-  const subscriber = { subscriberId: optionalText(name, o, "subscriberId"), deliveryAddress: optionalText(name, o, "deliveryAddress") };
+  const subscriber = {
+    subscriberId: optionalText(name, o, "subscriberId"),
+    deliveryAddress: optionalText(name, o, "deliveryAddress"),
+  };
   checkSubscriberFields(subscriber.subscriberId.length, subscriber.deliveryAddress.length);
   return subscriber;
 }
@@ -81,7 +84,7 @@ export function subscriberInput(value: unknown, name = "subscriber"): NewSubscri
 /** How a chunked log reads its callers' items into records, and checks its stored records. */
 export interface RecordKind<I, R extends { sequence: number }> {
   /** Names the records in messages (`subscriber page "..." not found`). */
-  noun: string;
+  recordName: string;
   input(value: unknown, name: string): I;
   make(sequence: number, item: I): R;
   /** Why a stored record (whose sequence is checked by the core) is not one, or undefined. */
@@ -89,23 +92,25 @@ export interface RecordKind<I, R extends { sequence: number }> {
 }
 
 export const subscriberRecords: RecordKind<NewSubscriber, Subscriber> = {
-  noun: "subscriber",
+  recordName: "subscriber",
   input: subscriberInput,
   make: (sequence, s) => ({ sequence, subscriberId: s.subscriberId, deliveryAddress: s.deliveryAddress }),
   problem(record) {
     const r = record as Record<string, unknown>;
-    if (typeof r.subscriberId !== "string" || r.subscriberId === "") return `subscriberId is ${args.describeType(r.subscriberId)}, not a non-empty string`;
-    if (typeof r.deliveryAddress !== "string" || r.deliveryAddress === "") return `deliveryAddress is ${args.describeType(r.deliveryAddress)}, not a non-empty string`;
+    if (typeof r.subscriberId !== "string" || r.subscriberId === "")
+      return `subscriberId is ${args.describeType(r.subscriberId)}, not a non-empty string`;
+    if (typeof r.deliveryAddress !== "string" || r.deliveryAddress === "")
+      return `deliveryAddress is ${args.describeType(r.deliveryAddress)}, not a non-empty string`;
     return undefined;
   },
 };
 
-/** Records `{sequence, value}` of a log named `noun`: any value IndexedDB can store. */
-export function valueRecords<V>(noun: string): RecordKind<V, LogRecord<V>> {
+/** Records `{sequence, value}` of a log named `recordName`: any value IndexedDB can store. */
+export function valueRecords<V>(recordName: string): RecordKind<V, LogRecord<V>> {
   return {
-    noun,
+    recordName,
     input: (value) => value as V,
     make: (sequence, value) => ({ sequence, value }),
-    problem: (record) => (Object.prototype.hasOwnProperty.call(record, "value") ? undefined : "the record has no value"),
+    problem: (record) => (Object.hasOwn(record, "value") ? undefined : "the record has no value"),
   };
 }

@@ -15,7 +15,8 @@ export interface RetryOptions {
 function retryOptions(value: unknown): Required<Omit<RetryOptions, "signal">> & { signal?: AbortSignal } {
   const o = args.options("options", value);
   const get = (key: string) => args.field("options", o, key);
-  const or = <T>(key: string, fallback: T, check: (name: string, v: unknown) => T) => (get(key) === undefined ? fallback : check(`options.${key}`, get(key)));
+  const or = <T>(key: string, fallback: T, check: (name: string, v: unknown) => T) =>
+    get(key) === undefined ? fallback : check(`options.${key}`, get(key));
   return {
     attempts: or("attempts", 8, (n, v) => args.count(n, v, 1)),
     baseDelayMs: or("baseDelayMs", 5, (n, v) => args.duration(n, v, false)),

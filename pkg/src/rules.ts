@@ -1,9 +1,9 @@
-// The pure rules of SPEC.md as public functions: canonical emails, FNV-1a, partitions and
+// The pure rules of the contract (docs/) as public functions: canonical emails, FNV-1a, partitions and
 // page tokens, exactly as every reference SDK computes them. Each checks its arguments'
 // types, then asks the Rust core.
 import * as args from "./args.js";
 import * as core from "./core.js";
-import { profileInput, type CustomerProfile, type CustomerProfileInput } from "./records.js";
+import { type CustomerProfile, type CustomerProfileInput, profileInput } from "./records.js";
 
 /** Where one email lives. */
 export interface EmailPartition {
@@ -81,8 +81,10 @@ export function validatePageToken(token: string, chunkSize?: number): string {
 /** The 20-digit token an archived chunk is stored under. Pass a bigint above 2^53 - 1. */
 export function archiveChunkToken(firstSequence: number | bigint): string {
   if (typeof firstSequence === "number") return core.archiveToken(firstSequence);
-  if (typeof firstSequence !== "bigint") throw args.invalid(`firstSequence must be a number or a bigint, got ${args.describeType(firstSequence)}`);
+  if (typeof firstSequence !== "bigint")
+    throw args.invalid(`firstSequence must be a number or a bigint, got ${args.describeType(firstSequence)}`);
   // Only a bigint of a reasonable size is written out in decimal (one can have a billion digits).
-  if (BigInt.asIntN(512, firstSequence) !== firstSequence) throw args.invalid("firstSequence is a bigint far outside the range of tokens");
+  if (BigInt.asIntN(512, firstSequence) !== firstSequence)
+    throw args.invalid("firstSequence is a bigint far outside the range of tokens");
   return core.archiveTokenOfDecimal(firstSequence.toString());
 }

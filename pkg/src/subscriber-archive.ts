@@ -1,9 +1,9 @@
 // The subscriber archive of the source documents: registrations in a chunked log.
 import * as args from "./args.js";
-import type { Context } from "./context.js";
 import { ChunkedLog, type ChunkedLogOptions, type RecordsOptions } from "./chunked-log.js";
+import type { Context } from "./context.js";
 import type { WriteOptions } from "./locks.js";
-import { subscriberRecords, type NewSubscriber, type Subscriber } from "./records.js";
+import { type NewSubscriber, type Subscriber, subscriberRecords } from "./records.js";
 
 /** The map name the reference server uses. */
 export const SUBSCRIBER_CHUNKS_MAP = "SubscriberChunks";
@@ -25,11 +25,14 @@ export interface SubscriberPage {
 export class SubscriberArchive {
   private constructor(readonly log: ChunkedLog<NewSubscriber, Subscriber>) {}
 
+  /** @internal */
   static async open(ctx: Context, options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
     const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : args.string("options.mapName", mapName);
-    return new SubscriberArchive(await ChunkedLog.open(ctx, name, { chunkSize: args.field("options", o, "chunkSize") }, subscriberRecords));
+    return new SubscriberArchive(
+      await ChunkedLog.open(ctx, name, { chunkSize: args.field("options", o, "chunkSize") }, subscriberRecords),
+    );
   }
 
   /** Registers a subscriber and returns it with its sequence. Not idempotent: each call appends. */

@@ -8,6 +8,7 @@ import { gzipSync } from "node:zlib";
 import { emailPartition } from "attrmap";
 
 // ---- the baseline: a straightforward plain-JS implementation of the same rule ----------
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the rule being checked
 const NON_ASCII = /[^\x00-\x7f]/;
 const isWs = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
 
@@ -23,7 +24,12 @@ function plainEmailPartition(email: string, count = 1000) {
   for (let i = 0; i < canonicalEmail.length; i++) hash = Math.imul(hash ^ canonicalEmail.charCodeAt(i), 0x01000193);
   hash >>>= 0;
   const partitionIndex = hash % count;
-  return { canonicalEmail, hash, partitionIndex, partitionName: "partition-" + String(partitionIndex).padStart(String(count - 1).length, "0") };
+  return {
+    canonicalEmail,
+    hash,
+    partitionIndex,
+    partitionName: `partition-${String(partitionIndex).padStart(String(count - 1).length, "0")}`,
+  };
 }
 
 // ---- timing ------------------------------------------------------------------------------
@@ -58,7 +64,10 @@ for (const s of [...typical.slice(0, 50), ...long.slice(0, 20)]) {
 const fmt = (ns: number) => `${(1e9 / ns / 1e6).toFixed(2).padStart(7)} M ops/s  ${ns.toFixed(0).padStart(6)} ns/op`;
 console.log(`emailPartition, Node ${process.version}, median of timed rounds`);
 console.log("keys            attrmap (wasm)                 plain JS baseline              ratio");
-for (const [label, inputs] of [["typical ~22 B", typical], ["long 1 KiB", long]] as const) {
+for (const [label, inputs] of [
+  ["typical ~22 B", typical],
+  ["long 1 KiB", long],
+] as const) {
   const wasm = measure((s) => emailPartition(s), inputs);
   const plain = measure((s) => plainEmailPartition(s), inputs);
   console.log(`${label.padEnd(15)} ${fmt(wasm)}   ${fmt(plain)}   ${(wasm / plain).toFixed(2)}x`);
@@ -68,10 +77,19 @@ for (const [label, inputs] of [["typical ~22 B", typical], ["long 1 KiB", long]]
 const require = createRequire(import.meta.url);
 const pkgDir = dirname(require.resolve("attrmap/package.json"));
 const inlineJs = readFileSync(join(pkgDir, "wasm/attrmap_inline.js"), "utf8");
-const wasmBytes = Buffer.from(JSON.parse(inlineJs.slice(inlineJs.indexOf('"'), inlineJs.lastIndexOf('"') + 1)) as string, "base64");
+const wasmBytes = Buffer.from(
+  JSON.parse(inlineJs.slice(inlineJs.indexOf('"'), inlineJs.lastIndexOf('"') + 1)) as string,
+  "base64",
+);
 const glue = readFileSync(join(pkgDir, "wasm/attrmap.js"));
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 console.log("\nsize                 raw          gzip");
-for (const [label, bytes] of [["wasm module", wasmBytes], ["inlined module .js", Buffer.from(inlineJs)], ["wasm-bindgen glue", glue]] as const) {
-  console.log(`${label.padEnd(20)} ${kib(bytes.length).padStart(10)}   ${kib(gzipSync(bytes, { level: 9 }).length).padStart(10)}`);
+for (const [label, bytes] of [
+  ["wasm module", wasmBytes],
+  ["inlined module .js", Buffer.from(inlineJs)],
+  ["wasm-bindgen glue", glue],
+] as const) {
+  console.log(
+    `${label.padEnd(20)} ${kib(bytes.length).padStart(10)}   ${kib(gzipSync(bytes, { level: 9 }).length).padStart(10)}`,
+  );
 }

@@ -30,7 +30,12 @@ for (const size of SIZES) {
         for (let i = 0; i < n; i++) await f(i);
         out.push({ op, ms: performance.now() - t0, n });
       };
-      const profile = (i: number) => ({ emailAddress: `user${i}@example.com`, fullName: `User ${i}`, companyName: "Example", customerTier: "gold" });
+      const profile = (i: number) => ({
+        emailAddress: `user${i}@example.com`,
+        fullName: `User ${i}`,
+        companyName: "Example",
+        customerTier: "gold",
+      });
       const subscriber = (i: number) => ({ subscriberId: `sub-${i}`, deliveryAddress: `sub-${i}@example.com` });
 
       // Raw IndexedDB floor: the same records, one object per key.
@@ -43,7 +48,8 @@ for (const size of SIZES) {
       const batch = 10_000;
       for (let start = 0; start < size; start += batch) {
         const tx = raw.transaction("profiles", "readwrite");
-        for (let i = start; i < Math.min(size, start + batch); i++) tx.objectStore("profiles").put(profile(i), `user${i}@example.com`);
+        for (let i = start; i < Math.min(size, start + batch); i++)
+          tx.objectStore("profiles").put(profile(i), `user${i}@example.com`);
         await done(tx);
       }
       await time("raw put, 1 per transaction", ops, async (i) => {
@@ -51,7 +57,18 @@ for (const size of SIZES) {
         tx.objectStore("profiles").put(profile(size + i), `user${size + i}@example.com`);
         await done(tx);
       });
-      await time("raw get", ops, (i) => new Promise((r) => (raw.transaction("profiles").objectStore("profiles").get(`user${(i * 7919) % size}@example.com`).onsuccess = r)));
+      await time(
+        "raw get",
+        ops,
+        (i) =>
+          new Promise(
+            (r) =>
+              (raw
+                .transaction("profiles")
+                .objectStore("profiles")
+                .get(`user${(i * 7919) % size}@example.com`).onsuccess = r),
+          ),
+      );
       raw.close();
 
       const store = openAttrmap({ name: `bench-${size}` });
@@ -72,7 +89,9 @@ for (const size of SIZES) {
       await time("getProfile", ops, (i) => dir.getProfile(`user${(i * 7919) % size}@example.com`));
       await time("registerSubscriber", ops, (i) => archive.registerSubscriber(subscriber(size + i)));
       const chunks = Math.floor(size / 100);
-      await time("getSubscriberPage (archived)", ops, (i) => archive.getSubscriberPage(String(((i * 7919) % chunks) * 100 + 1).padStart(20, "0")));
+      await time("getSubscriberPage (archived)", ops, (i) =>
+        archive.getSubscriberPage(String(((i * 7919) % chunks) * 100 + 1).padStart(20, "0")),
+      );
       await time("getSubscriberPage (current)", ops, () => archive.getSubscriberPage(""));
       store.close();
       return out;
@@ -87,8 +106,12 @@ await browser.dispose();
 await server.close();
 
 const ops = [...new Set(rows.map((r) => r.op))];
-const fmt = (r: Row | undefined) => (r ? `${(r.n / (r.ms / 1000)).toFixed(0).padStart(8)}/s ${(r.ms / r.n).toFixed(3).padStart(8)} ms` : "");
-console.log(`\nIndexedDB in headless Chromium (on-disk profile): ops/s and mean latency per op (${OPS} sequential ops; bulk rows per record)`);
+const fmt = (r: Row | undefined) =>
+  r ? `${(r.n / (r.ms / 1000)).toFixed(0).padStart(8)}/s ${(r.ms / r.n).toFixed(3).padStart(8)} ms` : "";
+console.log(
+  `\nIndexedDB in headless Chromium (on-disk profile): ops/s and mean latency per op ` +
+    `(${OPS} sequential ops; bulk rows per record)`,
+);
 console.log("operation".padEnd(62) + SIZES.map((s) => `size ${s.toLocaleString("en")}`.padStart(25)).join(""));
 for (const op of ops) {
   console.log(op.padEnd(62) + SIZES.map((s) => fmt(rows.find((r) => r.size === s && r.op === op)).padStart(25)).join(""));

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { chromium, type Page } from "playwright-core";
 import "./page-types.js";
-import { CHROMIUM_ARGS, openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+import { CHROMIUM_ARGS, openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
 
 let server: StaticServer;
 before(async () => {
@@ -22,7 +22,19 @@ after(async () => {
 async function instrument(page: Page): Promise<void> {
   await page.evaluate(() => {
     const log = (window.__idb = { requests: [], transactions: [] } as NonNullable<Window["__idb"]>);
-    for (const op of ["get", "getAll", "getAllKeys", "getKey", "put", "add", "delete", "clear", "count", "openCursor", "openKeyCursor"] as const) {
+    for (const op of [
+      "get",
+      "getAll",
+      "getAllKeys",
+      "getKey",
+      "put",
+      "add",
+      "delete",
+      "clear",
+      "count",
+      "openCursor",
+      "openKeyCursor",
+    ] as const) {
       const original = IDBObjectStore.prototype[op] as (...args: unknown[]) => IDBRequest;
       (IDBObjectStore.prototype as unknown as Record<string, unknown>)[op] = function (this: IDBObjectStore, ...args: unknown[]) {
         log.requests.push({ op, store: this.name, key: args[0] === undefined ? undefined : JSON.stringify(args[0]) });
@@ -45,18 +57,24 @@ async function logInvariants(page: Page, db: string, chunkSize: number): Promise
       do {
         const p = await archive.getSubscriberPage(token);
         const seqs = p.subscribers.map((s) => s.sequence);
-        if (p.pageToken === "current" && seqs.length === 0 && state.nextSequence !== 1) problems.push("current is empty but the log is not");
-        if (p.pageToken === "current" && (seqs.length < 1 ? state.nextSequence !== 1 : seqs.length > chunkSize)) problems.push(`current holds ${seqs.length}`);
+        if (p.pageToken === "current" && seqs.length === 0 && state.nextSequence !== 1)
+          problems.push("current is empty but the log is not");
+        if (p.pageToken === "current" && (seqs.length < 1 ? state.nextSequence !== 1 : seqs.length > chunkSize))
+          problems.push(`current holds ${seqs.length}`);
         if (p.pageToken !== "current" && seqs.length !== chunkSize) problems.push(`archive ${p.pageToken} holds ${seqs.length}`);
-        if (p.pageToken !== "current" && BigInt(p.pageToken) !== BigInt(seqs.at(-1) ?? -1)) problems.push(`archive ${p.pageToken} starts at ${seqs.at(-1)}`);
+        if (p.pageToken !== "current" && BigInt(p.pageToken) !== BigInt(seqs.at(-1) ?? -1))
+          problems.push(`archive ${p.pageToken} starts at ${seqs.at(-1)}`);
         seen.push(...seqs);
         token = p.nextPageToken;
       } while (token !== "" && ++pages < 10_000);
       const total = state.nextSequence - 1;
       const expected = Array.from({ length: total }, (_, i) => total - i);
-      if (JSON.stringify(seen) !== JSON.stringify(expected)) problems.push(`records are not ${total}..1 newest first: ${seen.slice(0, 5)}...`);
-      const latest = total > chunkSize ? String(Math.floor((total - 1) / chunkSize) * chunkSize - chunkSize + 1).padStart(20, "0") : "";
-      if (state.latestArchivedChunkToken !== latest) problems.push(`latest archive ${state.latestArchivedChunkToken}, expected ${latest}`);
+      if (JSON.stringify(seen) !== JSON.stringify(expected))
+        problems.push(`records are not ${total}..1 newest first: ${seen.slice(0, 5)}...`);
+      const latest =
+        total > chunkSize ? String(Math.floor((total - 1) / chunkSize) * chunkSize - chunkSize + 1).padStart(20, "0") : "";
+      if (state.latestArchivedChunkToken !== latest)
+        problems.push(`latest archive ${state.latestArchivedChunkToken}, expected ${latest}`);
       return { problems, total };
     },
     { db, chunkSize },
@@ -75,7 +93,13 @@ async function startAppendStream(page: Page, db: string): Promise<void> {
       for (let i = 0; ; i++) await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: "x".repeat(2000) });
     })();
   }, db);
-  const appended = () => page.evaluate(async (db) => (await (await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize: 10 })).log.state()).nextSequence - 1, db);
+  const appended = () =>
+    page.evaluate(
+      async (db) =>
+        (await (await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize: 10 })).log.state()).nextSequence -
+        1,
+      db,
+    );
   while ((await appended()) < 45) await new Promise((r) => setTimeout(r, 20));
 }
 
@@ -86,9 +110,13 @@ test("reads touch exactly one instance: a lookup among 10,000 profiles, a page o
   await page.evaluate(async () => {
     const store = window.attrmap.openAttrmap({ name: "big" });
     const dir = await store.customerDirectory();
-    await dir.upsertProfiles(Array.from({ length: 10_000 }, (_, i) => ({ emailAddress: `user${i}@example.com`, fullName: `User ${i}` })));
+    await dir.upsertProfiles(
+      Array.from({ length: 10_000 }, (_, i) => ({ emailAddress: `user${i}@example.com`, fullName: `User ${i}` })),
+    );
     const archive = await store.subscriberArchive();
-    await archive.registerSubscribers(Array.from({ length: 10_000 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: `s${i}@example.com` })));
+    await archive.registerSubscribers(
+      Array.from({ length: 10_000 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: `s${i}@example.com` })),
+    );
   });
   await instrument(page);
   const result = await page.evaluate(async () => {
@@ -111,10 +139,19 @@ test("reads touch exactly one instance: a lookup among 10,000 profiles, a page o
   // Each read gets the one instance it needs, and the map's small layout record beside it.
   assert.deepEqual(result.lookup, {
     value: "User 4242",
-    requests: ['get maps "CustomerProfilesByEmailPartition"', `get instances ["CustomerProfilesByEmailPartition","${result.partition}"]`],
+    requests: [
+      'get maps "CustomerProfilesByEmailPartition"',
+      `get instances ["CustomerProfilesByEmailPartition","${result.partition}"]`,
+    ],
   });
-  assert.deepEqual(result.current, { value: 100, requests: ['get maps "SubscriberChunks"', 'get instances ["SubscriberChunks","current"]'] });
-  assert.deepEqual(result.archived, { value: 5100, requests: ['get maps "SubscriberChunks"', 'get instances ["SubscriberChunks","00000000000000005001"]'] });
+  assert.deepEqual(result.current, {
+    value: 100,
+    requests: ['get maps "SubscriberChunks"', 'get instances ["SubscriberChunks","current"]'],
+  });
+  assert.deepEqual(result.archived, {
+    value: 5100,
+    requests: ['get maps "SubscriberChunks"', 'get instances ["SubscriberChunks","00000000000000005001"]'],
+  });
 });
 
 test("a real quota error: the upsert fails with quota_exceeded and the stored data stays intact", async (t) => {
@@ -130,8 +167,13 @@ test("a real quota error: the upsert fails with quota_exceeded and the stored da
     await dir.upsertProfile({ emailAddress: "kept@example.com", fullName: "Kept" });
     // Random text: Chromium compresses stored values, so a repeated character would fit.
     let big = "";
-    for (let i = 0; i < 16; i++) big += String.fromCharCode(...crypto.getRandomValues(new Uint8Array(65536)).map((b) => 0x21 + (b % 94)));
-    const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : `${e}`));
+    for (let i = 0; i < 16; i++)
+      big += String.fromCharCode(...crypto.getRandomValues(new Uint8Array(65536)).map((b) => 0x21 + (b % 94)));
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => "ok",
+        (e) => (e instanceof AttrmapError ? e.code : `${e}`),
+      );
     return {
       // Into the partition that holds the kept profile: the whole partition is rewritten.
       upsert: await codeOf(dir.upsertProfile({ emailAddress: "big@example.com", fullName: big })),
@@ -152,7 +194,9 @@ test("another tab upgrading the database: this tab lets go, reopens, and a newer
   t.after(() => browser.dispose());
   const [ours, other] = [await openTab(browser.context, server.origin), await openTab(browser.context, server.origin)];
   await ours.evaluate(async () => {
-    const w = window as unknown as { dir: Awaited<ReturnType<ReturnType<typeof window.attrmap.openAttrmap>["customerDirectory"]>> };
+    const w = window as unknown as {
+      dir: Awaited<ReturnType<ReturnType<typeof window.attrmap.openAttrmap>["customerDirectory"]>>;
+    };
     w.dir = await window.attrmap.openAttrmap({ name: "versions" }).customerDirectory();
     await w.dir.upsertProfile({ emailAddress: "a@example.com" });
   });
@@ -187,7 +231,9 @@ test("a connection the browser closes (site data cleared) is reopened by the nex
   t.after(() => browser.dispose());
   const page = await openTab(browser.context, server.origin);
   await page.evaluate(async () => {
-    const w = window as unknown as { dir: Awaited<ReturnType<ReturnType<typeof window.attrmap.openAttrmap>["customerDirectory"]>> };
+    const w = window as unknown as {
+      dir: Awaited<ReturnType<ReturnType<typeof window.attrmap.openAttrmap>["customerDirectory"]>>;
+    };
     w.dir = await window.attrmap.openAttrmap({ name: "cleared" }).customerDirectory();
     await w.dir.upsertProfile({ emailAddress: "before@example.com" });
   });
@@ -195,9 +241,14 @@ test("a connection the browser closes (site data cleared) is reopened by the nex
   const cdp = await browser.context.newCDPSession(page);
   await cdp.send("Storage.clearDataForOrigin", { origin: server.origin, storageTypes: "indexeddb" });
   const after = await page.evaluate(async () => {
-    const w = window as unknown as { dir: { upsertProfile(p: object): Promise<unknown>; getProfile(e: string): Promise<{ emailAddress: string } | undefined> } };
+    const w = window as unknown as {
+      dir: { upsertProfile(p: object): Promise<unknown>; getProfile(e: string): Promise<{ emailAddress: string } | undefined> };
+    };
     await w.dir.upsertProfile({ emailAddress: "after@example.com" });
-    return { before: await w.dir.getProfile("before@example.com"), after: (await w.dir.getProfile("after@example.com"))?.emailAddress };
+    return {
+      before: await w.dir.getProfile("before@example.com"),
+      after: (await w.dir.getProfile("after@example.com"))?.emailAddress,
+    };
   });
   assert.deepEqual(after, { before: undefined, after: "after@example.com" });
   assert.deepEqual(page.errors, []);
@@ -219,7 +270,11 @@ test("a browser killed in the middle of a stream of appends leaves a valid log o
   const profileDir = mkdtempSync(join(tmpdir(), "attrmap-kill-"));
   // Our own Chromium process, so it can be killed outright (SIGKILL: no shutdown at all).
   // Its own process group (detached), so that the kill takes every Chromium process at once.
-  const proc = spawn("/usr/bin/chromium", ["--headless=new", ...CHROMIUM_ARGS, `--user-data-dir=${profileDir}`, "--remote-debugging-port=0", "about:blank"], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const proc = spawn(
+    "/usr/bin/chromium",
+    ["--headless=new", ...CHROMIUM_ARGS, `--user-data-dir=${profileDir}`, "--remote-debugging-port=0", "about:blank"],
+    { stdio: ["ignore", "ignore", "pipe"], detached: true },
+  );
   const wsEndpoint = await new Promise<string>((resolve, reject) => {
     let seen = "";
     proc.stderr!.on("data", (d: Buffer) => {
@@ -244,4 +299,3 @@ test("a browser killed in the middle of a stream of appends leaves a valid log o
   assert.deepEqual(problems, []);
   assert.ok(total >= 45, `only ${total} appends survived`);
 });
-

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import "./page-types.js";
-import { openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
 
 let server: StaticServer;
 let browser: Awaited<ReturnType<typeof persistentContext>>;
@@ -18,7 +18,7 @@ after(async () => {
   await server?.close();
 });
 
-test("transaction_aborted: the browser aborts a big write when the site's data is cleared under it; the next call reopens", async () => {
+test("transaction_aborted: a big write aborted by the browser clearing the site's data; the next call reopens", async () => {
   const page = await openTab(browser.context, server.origin);
   const cdp = await browser.context.newCDPSession(page);
   let armed = false;
@@ -33,7 +33,9 @@ test("transaction_aborted: the browser aborts a big write when the site's data i
   for (let round = 0; round < 8 && !seen.includes("transaction_aborted"); round++) {
     armed = true;
     const result = await page.evaluate(async (round) => {
-      const map = await window.attrmap.openAttrmap({ name: `aborted-${round}` }).partitionedMap<string>("m", { partitionCount: 2000 });
+      const map = await window.attrmap
+        .openAttrmap({ name: `aborted-${round}` })
+        .partitionedMap<string>("m", { partitionCount: 2000 });
       const original = IDBDatabase.prototype.transaction;
       IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase["transaction"]>) {
         const tx = original.apply(this, args);
@@ -50,13 +52,17 @@ test("transaction_aborted: the browser aborts a big write when the site's data i
       return { outcome, after: await map.get("after"), count: await map.count() };
     }, round);
     seen.push(result.outcome);
-    assert.deepEqual([result.after, result.count], ["works", 1], "after the failure the store works, and nothing of the batch is there");
+    assert.deepEqual(
+      [result.after, result.count],
+      ["works", 1],
+      "after the failure the store works, and nothing of the batch is there",
+    );
   }
   assert.ok(seen.includes("transaction_aborted"), seen.join(", "));
   await page.close();
 });
 
-test("a connection closed under the store is reopened once; when every connection closes at once, connection_closed", async () => {
+test("a connection closed under the store is reopened once; if every one closes at once, connection_closed", async () => {
   const page = await openTab(browser.context, server.origin);
   const result = await page.evaluate(async () => {
     const { openAttrmap } = window.attrmap;
@@ -66,17 +72,26 @@ test("a connection closed under the store is reopened once; when every connectio
     IDBFactory.prototype.open = function (this: IDBFactory, ...args: Parameters<IDBFactory["open"]>) {
       const req = open.apply(this, args);
       // Registered before the library's own handler, so it runs first.
-      req.addEventListener("success", () => (opened.push(req.result), closeAtOnce && req.result.close()));
+      req.addEventListener("success", () => {
+        opened.push(req.result);
+        if (closeAtOnce) req.result.close();
+      });
       return req;
     };
     const dir = await openAttrmap({ name: "closing" }).customerDirectory();
     await dir.upsertProfile({ emailAddress: "a@example.com" });
     opened.at(-1)!.close(); // as a browser shutting the connection would, without telling the store
-    const retried = await dir.upsertProfile({ emailAddress: "b@example.com" }).then(() => "ok", (e: { code?: string }) => e.code);
+    const retried = await dir.upsertProfile({ emailAddress: "b@example.com" }).then(
+      () => "ok",
+      (e: { code?: string }) => e.code,
+    );
     const reopened = opened.length;
     opened.at(-1)!.close();
     closeAtOnce = true;
-    const failed = await dir.getProfile("a@example.com").then(() => "ok", (e: { code?: string; message: string }) => `${e.code}: ${e.message}`);
+    const failed = await dir.getProfile("a@example.com").then(
+      () => "ok",
+      (e: { code?: string; message: string }) => `${e.code}: ${e.message}`,
+    );
     IDBFactory.prototype.open = open;
     closeAtOnce = false;
     return { retried, reopened, failed, later: (await dir.getProfile("b@example.com"))?.emailAddress };
@@ -95,25 +110,37 @@ test("storage_error: a database of the same name without attrmap's object stores
     await new Promise<void>((resolve, reject) => {
       const req = indexedDB.open("someone-else", 2);
       req.onupgradeneeded = () => req.result.createObjectStore("their-things");
-      req.onsuccess = () => (req.result.close(), resolve());
+      req.onsuccess = () => {
+        req.result.close();
+        resolve();
+      };
       req.onerror = () => reject(req.error);
     });
-    return window.attrmap.openAttrmap({ name: "someone-else" }).partitionedMap("m").then(
-      () => "ok",
-      (e: { code?: string; message: string }) => `${e.code}: ${e.message}`,
-    );
+    return window.attrmap
+      .openAttrmap({ name: "someone-else" })
+      .partitionedMap("m")
+      .then(
+        () => "ok",
+        (e: { code?: string; message: string }) => `${e.code}: ${e.message}`,
+      );
   });
   assert.match(result, /^storage_error: opening map "m" failed: NotFoundError/);
   await page.close();
 });
 
-test("the HTTP handler: lock: \"wait\" queues and succeeds, a timed-out wait is 409, ifAvailable is 409 at once", async () => {
+test('the HTTP handler: lock: "wait" queues and succeeds, a timed-out wait is 409, ifAvailable is 409 at once', async () => {
   const [holder, page] = [await openTab(browser.context, server.origin), await openTab(browser.context, server.origin)];
   const lock = await page.evaluate(async () => {
     const { openAttrmap, lockName, emailPartition, createHandler } = window.attrmap;
     const store = openAttrmap({ name: "http-locks" });
-    await createHandler(store)(new Request(`${location.origin}/patterns/hash-partitioned-attribute-map/start`, { method: "POST" }));
-    return lockName({ database: "http-locks", map: "CustomerProfilesByEmailPartition", instance: emailPartition("busy@example.com").partitionName });
+    await createHandler(store)(
+      new Request(`${location.origin}/patterns/hash-partitioned-attribute-map/start`, { method: "POST" }),
+    );
+    return lockName({
+      database: "http-locks",
+      map: "CustomerProfilesByEmailPartition",
+      instance: emailPartition("busy@example.com").partitionName,
+    });
   });
   await holder.evaluate(
     (lock) =>
@@ -129,7 +156,15 @@ test("the HTTP handler: lock: \"wait\" queues and succeeds, a timed-out wait is 
     const { openAttrmap, createHandler } = window.attrmap;
     const store = openAttrmap({ name: "http-locks" });
     const put = (options: Parameters<typeof createHandler>[1]) =>
-      createHandler(store, options)(new Request(`${location.origin}/patterns/hash-partitioned-attribute-map/customer-profile`, { method: "PUT", body: JSON.stringify({ emailAddress: "busy@example.com", fullName: JSON.stringify(options) }) }));
+      createHandler(
+        store,
+        options,
+      )(
+        new Request(`${location.origin}/patterns/hash-partitioned-attribute-map/customer-profile`, {
+          method: "PUT",
+          body: JSON.stringify({ emailAddress: "busy@example.com", fullName: JSON.stringify(options) }),
+        }),
+      );
     const conflict = await put({});
     const timeout = await put({ lock: "wait", timeoutMs: 30 });
     const w = window as unknown as { waiting: Promise<Response> };

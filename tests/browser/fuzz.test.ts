@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { FuzzReport } from "../shared/fuzz.js";
 import "./page-types.js";
-import { openTab, persistentContext, serveWww, SHARED_PATH, type StaticServer } from "./harness.js";
+import { openTab, persistentContext, SHARED_PATH, type StaticServer, serveWww } from "./harness.js";
 
 let server: StaticServer;
 let browser: Awaited<ReturnType<typeof persistentContext>>;
@@ -43,7 +43,8 @@ test("the fuzz in a module worker", async () => {
         const code = `
           import * as attrmap from "${origin}/attrmap/dist/index.js";
           import { fuzz } from "${origin}${path}fuzz.js";
-          fuzz(attrmap, { rounds: 5, storage: { name: "fuzz-worker" } }).then(postMessage, (e) => postMessage({ crash: String(e) }));`;
+          const crashed = (e) => postMessage({ crash: String(e) });
+          fuzz(attrmap, { rounds: 5, storage: { name: "fuzz-worker" } }).then(postMessage, crashed);`;
         const worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })), { type: "module" });
         worker.onmessage = (e) => (e.data.crash ? reject(new Error(e.data.crash)) : resolve(e.data as FuzzReport));
         worker.onerror = (e) => reject(new Error(e.message));

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
 import "./page-types.js";
-import { openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
 
 const HASH = "/patterns/hash-partitioned-attribute-map";
 const CHUNKED = "/patterns/sequentially-chunked-attribute-map";
@@ -20,7 +20,8 @@ before(async () => {
   page = await openTab(browser.context, server.origin);
   await page.evaluate(async () => {
     await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
-    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+    if (!navigator.serviceWorker.controller)
+      await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
   });
 });
 after(async () => {
@@ -60,7 +61,11 @@ test("before start: every flow endpoint answers 404 flow is not started", async 
   ];
   for (const [method, path, body] of cases) {
     const flow = path.startsWith(HASH) ? "customer-directory" : "chunked-subscriber-archive";
-    assert.deepEqual(await call(method, path, body), { status: 404, body: { error: `flow "${flow}" is not started` }, type: "application/json; charset=utf-8" }, `${method} ${path}`);
+    assert.deepEqual(
+      await call(method, path, body),
+      { status: 404, body: { error: `flow "${flow}" is not started` }, type: "application/json; charset=utf-8" },
+      `${method} ${path}`,
+    );
   }
 });
 
@@ -78,8 +83,15 @@ test("start answers the flow and run ID, and a repeated start changes nothing", 
 
 test("customer profile: upsert and get, bad input 400, unknown 404, wrong method 405", async () => {
   const saved = { emailAddress: "alice@example.com", fullName: "Alice <b>A</b>", companyName: "Example", customerTier: "gold" };
-  assert.deepEqual(await call("PUT", `${HASH}/customer-profile`, { ...saved, emailAddress: " Alice@Example.COM " }), { status: 200, body: saved, type: "application/json; charset=utf-8" });
-  assert.deepEqual((await call("GET", `${HASH}/customer-profile?emailAddress=${encodeURIComponent(" ALICE@example.com ")}`)).body, saved);
+  assert.deepEqual(await call("PUT", `${HASH}/customer-profile`, { ...saved, emailAddress: " Alice@Example.COM " }), {
+    status: 200,
+    body: saved,
+    type: "application/json; charset=utf-8",
+  });
+  assert.deepEqual(
+    (await call("GET", `${HASH}/customer-profile?emailAddress=${encodeURIComponent(" ALICE@example.com ")}`)).body,
+    saved,
+  );
   const bad = async (method: string, path: string, body: unknown, error: string | RegExp) => {
     const answer = await call(method, path, body);
     assert.equal(answer.status, 400, `${method} ${path} ${JSON.stringify(body)}`);
@@ -88,13 +100,27 @@ test("customer profile: upsert and get, bad input 400, unknown 404, wrong method
     else assert.match(message, error);
   };
   await bad("PUT", `${HASH}/customer-profile`, { fullName: "x" }, "emailAddress is required");
-  await bad("PUT", `${HASH}/customer-profile`, { emailAddress: "josé@example.com" }, "emailAddress must contain only ASCII characters");
+  await bad(
+    "PUT",
+    `${HASH}/customer-profile`,
+    { emailAddress: "josé@example.com" },
+    "emailAddress must contain only ASCII characters",
+  );
   await bad("PUT", `${HASH}/customer-profile`, "{not json", /^invalid JSON body/);
   await bad("PUT", `${HASH}/customer-profile`, "[1,2]", "body must be an object, got array");
-  await bad("PUT", `${HASH}/customer-profile`, { emailAddress: "a@b", fullName: 5 }, "body.fullName must be a string, got number");
+  await bad(
+    "PUT",
+    `${HASH}/customer-profile`,
+    { emailAddress: "a@b", fullName: 5 },
+    "body.fullName must be a string, got number",
+  );
   await bad("GET", `${HASH}/customer-profile`, undefined, "emailAddress is required");
   await bad("GET", `${HASH}/customer-profile?emailAddress=%20%09`, undefined, "emailAddress is required");
-  assert.deepEqual(await call("GET", `${HASH}/customer-profile?emailAddress=Nobody@Example.com`), { status: 404, body: { error: 'customer profile "nobody@example.com" not found' }, type: "application/json; charset=utf-8" });
+  assert.deepEqual(await call("GET", `${HASH}/customer-profile?emailAddress=Nobody@Example.com`), {
+    status: 404,
+    body: { error: 'customer profile "nobody@example.com" not found' },
+    type: "application/json; charset=utf-8",
+  });
   const wrong = await call("DELETE", `${HASH}/customer-profile`);
   assert.equal(wrong.status, 405);
 });
@@ -102,30 +128,54 @@ test("customer profile: upsert and get, bad input 400, unknown 404, wrong method
 test("subscribers: register and page, bad input 400, missing page 404", async () => {
   const registered = await call("POST", `${CHUNKED}/register`, { subscriberId: "s-1", deliveryAddress: "s1@example.com" });
   assert.deepEqual(registered.body, { sequence: 1, subscriberId: "s-1", deliveryAddress: "s1@example.com" });
-  for (let i = 2; i <= 101; i++) await call("POST", `${CHUNKED}/register`, { subscriberId: `s-${i}`, deliveryAddress: `s${i}@example.com` });
-  const current = (await call("GET", `${CHUNKED}/subscribers?pageToken=current`)).body as { pageToken: string; subscribers: Array<{ sequence: number }>; nextPageToken: string };
-  assert.deepEqual([current.pageToken, current.subscribers.map((s) => s.sequence), current.nextPageToken], ["current", [101], "00000000000000000001"]);
+  for (let i = 2; i <= 101; i++)
+    await call("POST", `${CHUNKED}/register`, { subscriberId: `s-${i}`, deliveryAddress: `s${i}@example.com` });
+  const current = (await call("GET", `${CHUNKED}/subscribers?pageToken=current`)).body as {
+    pageToken: string;
+    subscribers: Array<{ sequence: number }>;
+    nextPageToken: string;
+  };
+  assert.deepEqual(
+    [current.pageToken, current.subscribers.map((s) => s.sequence), current.nextPageToken],
+    ["current", [101], "00000000000000000001"],
+  );
   for (const missingToken of [`${CHUNKED}/subscribers`, `${CHUNKED}/subscribers?pageToken=`]) {
     assert.deepEqual((await call("GET", missingToken)).body, current, "a missing or empty pageToken means current");
   }
-  const archived = (await call("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000001`)).body as { subscribers: Array<{ sequence: number }>; nextPageToken: string };
+  const archived = (await call("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000001`)).body as {
+    subscribers: Array<{ sequence: number }>;
+    nextPageToken: string;
+  };
   assert.deepEqual([archived.subscribers.length, archived.subscribers[0]!.sequence, archived.nextPageToken], [100, 100, ""]);
   const status = async (method: string, path: string, body?: unknown) => {
     const a = await call(method, path, body);
     return [a.status, (a.body as { error: string }).error];
   };
   assert.deepEqual(await status("POST", `${CHUNKED}/register`, { deliveryAddress: "x" }), [400, "subscriberId is required"]);
-  assert.deepEqual(await status("POST", `${CHUNKED}/register`, { subscriberId: "x", deliveryAddress: "" }), [400, "deliveryAddress is required"]);
+  assert.deepEqual(await status("POST", `${CHUNKED}/register`, { subscriberId: "x", deliveryAddress: "" }), [
+    400,
+    "deliveryAddress is required",
+  ]);
   assert.deepEqual((await status("POST", `${CHUNKED}/register`, "nope"))[0], 400);
-  assert.deepEqual(await status("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000100`), [400, 'invalid page token "00000000000000000100"']);
+  assert.deepEqual(await status("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000100`), [
+    400,
+    'invalid page token "00000000000000000100"',
+  ]);
   assert.deepEqual(await status("GET", `${CHUNKED}/subscribers?pageToken=Current`), [400, 'invalid page token "Current"']);
-  assert.deepEqual(await status("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000101`), [404, 'subscriber page "00000000000000000101" not found']);
+  assert.deepEqual(await status("GET", `${CHUNKED}/subscribers?pageToken=00000000000000000101`), [
+    404,
+    'subscriber page "00000000000000000101" not found',
+  ]);
 });
 
 test("a write while another tab holds the partition's lock answers 409", async () => {
   const lock = await page.evaluate(() => {
     const { lockName, emailPartition } = window.attrmap;
-    const name = lockName({ database: "attrmap", map: "CustomerProfilesByEmailPartition", instance: emailPartition("busy@example.com").partitionName });
+    const name = lockName({
+      database: "attrmap",
+      map: "CustomerProfilesByEmailPartition",
+      instance: emailPartition("busy@example.com").partitionName,
+    });
     // Resolves once the lock is held, so the request below meets a held lock.
     return new Promise<string>((held) => {
       void navigator.locks.request(name, () => {
@@ -170,12 +220,16 @@ test("the service worker forgets a failed open: once the cause is gone, the next
     () =>
       new Promise<void>((resolve) => {
         const req = indexedDB.open("attrmap", 99);
-        req.onsuccess = () => (req.result.close(), resolve());
+        req.onsuccess = () => {
+          req.result.close();
+          resolve();
+        };
       }),
   );
   await tab.evaluate(async () => {
     await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
-    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+    if (!navigator.serviceWorker.controller)
+      await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
   });
   const start = () =>
     tab.evaluate(async (path): Promise<[number, string]> => {

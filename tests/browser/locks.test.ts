@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
 import "./page-types.js";
-import { openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
 
 let server: StaticServer;
 let browser: Awaited<ReturnType<typeof persistentContext>>;
@@ -29,11 +29,17 @@ type Manager = "web-locks" | "no-op";
 /** Installs `window.lockManager`: navigator.locks wrapped to record each lock's hold, or a manager that locks nothing. */
 async function installManager(page: Page, manager: Manager): Promise<void> {
   await page.evaluate((manager) => {
-    const w = window as unknown as { lockManager: unknown; held: Array<{ name: string; mode: string; from: number; to: number }> };
+    const w = window as unknown as {
+      lockManager: unknown;
+      held: Array<{ name: string; mode: string; from: number; to: number }>;
+    };
     w.held = [];
     w.lockManager =
       manager === "no-op"
-        ? { request: (name: string, options: LockOptions, cb: (l: Lock) => unknown) => Promise.resolve().then(() => cb({ name, mode: options.mode ?? "exclusive" } as Lock)) }
+        ? {
+            request: (name: string, options: LockOptions, cb: (l: Lock) => unknown) =>
+              Promise.resolve().then(() => cb({ name, mode: options.mode ?? "exclusive" } as Lock)),
+          }
         : {
             request: (name: string, options: LockOptions, cb: (l: Lock | null) => unknown) =>
               navigator.locks.request(name, options, async (lock) => {
@@ -51,14 +57,23 @@ async function installManager(page: Page, manager: Manager): Promise<void> {
 }
 
 /** Every write of the library, with its readwrite transaction's lifetime and the instances it wrote; returns lock violations. */
-async function writesHoldTheirLocks(page: Page, db: string, manager: Manager): Promise<{ violations: string[]; transactions: number }> {
+async function writesHoldTheirLocks(
+  page: Page,
+  db: string,
+  manager: Manager,
+): Promise<{ violations: string[]; transactions: number }> {
   await installManager(page, manager);
   return page.evaluate(async (db) => {
     const { openAttrmap, lockName } = window.attrmap;
     const w = window as unknown as { lockManager: never; held: Array<{ name: string; mode: string; from: number; to: number }> };
     const txs: Array<{ from: number; to: number; keys: Array<[string, string]> }> = [];
     const original = IDBDatabase.prototype.transaction;
-    IDBDatabase.prototype.transaction = function (this: IDBDatabase, stores: string | string[], mode?: IDBTransactionMode, opts?: IDBTransactionOptions) {
+    IDBDatabase.prototype.transaction = function (
+      this: IDBDatabase,
+      stores: string | string[],
+      mode?: IDBTransactionMode,
+      opts?: IDBTransactionOptions,
+    ) {
       const tx = original.call(this, stores, mode, opts);
       if (mode === "readwrite" && this.name === db) {
         const entry = { from: performance.now(), to: Infinity, keys: [] as Array<[string, string]> };
@@ -96,7 +111,8 @@ async function writesHoldTheirLocks(page: Page, db: string, manager: Manager): P
     await map.clear();
     IDBDatabase.prototype.transaction = original;
     const violations: string[] = [];
-    const covered = (lock: string, modes: string[], tx: { from: number; to: number }) => w.held.some((h) => h.name === lock && modes.includes(h.mode) && h.from <= tx.from && h.to >= tx.to);
+    const covered = (lock: string, modes: string[], tx: { from: number; to: number }) =>
+      w.held.some((h) => h.name === lock && modes.includes(h.mode) && h.from <= tx.from && h.to >= tx.to);
     for (const tx of txs) {
       for (const [map, instance] of tx.keys) {
         // A log's one lock (on "current") stands for all its instances; a partition's own
@@ -104,7 +120,8 @@ async function writesHoldTheirLocks(page: Page, db: string, manager: Manager): P
         const ok =
           map === "l"
             ? covered(lockName({ database: db, map, instance: "current" }), ["exclusive"], tx)
-            : covered(lockName({ database: db, map, instance }), ["exclusive"], tx) || covered(lockName({ database: db, map }), ["exclusive"], tx);
+            : covered(lockName({ database: db, map, instance }), ["exclusive"], tx) ||
+              covered(lockName({ database: db, map }), ["exclusive"], tx);
         if (!ok) violations.push(`${map}/${instance} written without its lock held for the whole transaction`);
       }
     }
@@ -112,7 +129,7 @@ async function writesHoldTheirLocks(page: Page, db: string, manager: Manager): P
   }, db);
 }
 
-test("each write holds the exclusive lock of every instance it writes, from before its transaction to after its commit", async () => {
+test("each write holds the exclusive lock of every instance it writes, from before its transaction to its commit", async () => {
   const page = await openTab(browser.context, server.origin);
   const real = await writesHoldTheirLocks(page, freshDb(), "web-locks");
   assert.deepEqual(real.violations, []);
@@ -165,27 +182,45 @@ async function startWaitingWrite(page: Page, db: string, options: { abort?: bool
   );
 }
 
-async function waitingScenario(manager: Manager, abort: boolean): Promise<{ queued: string; outcome: string; stored: string | undefined }> {
+async function waitingScenario(
+  manager: Manager,
+  abort: boolean,
+): Promise<{ queued: string; outcome: string; stored: string | undefined }> {
   const db = freshDb();
   const writer = await openTab(browser.context, server.origin);
   await installManager(writer, manager);
   const lock = await writer.evaluate(async (db) => {
     const { openAttrmap, lockName, emailPartition } = window.attrmap;
-    await (await openAttrmap({ name: db }).customerDirectory()).upsertProfile({ emailAddress: "held@example.com", fullName: "before" });
-    return lockName({ database: db, map: "CustomerProfilesByEmailPartition", instance: emailPartition("held@example.com").partitionName });
+    await (await openAttrmap({ name: db }).customerDirectory()).upsertProfile({
+      emailAddress: "held@example.com",
+      fullName: "before",
+    });
+    return lockName({
+      database: db,
+      map: "CustomerProfilesByEmailPartition",
+      instance: emailPartition("held@example.com").partitionName,
+    });
   }, db);
   const holder = await holdInOtherTab(lock);
   const queued = await startWaitingWrite(writer, db, { abort });
   if (abort) await writer.evaluate(() => (window as unknown as { controller: AbortController }).controller.abort());
   else if (queued === "queued") {
     // Still waiting while the other tab holds the lock: it has not written.
-    const meanwhile = await writer.evaluate(async (db) => (await (await window.attrmap.openAttrmap({ name: db }).customerDirectory()).getProfile("held@example.com"))?.fullName, db);
+    const meanwhile = await writer.evaluate(
+      async (db) =>
+        (await (await window.attrmap.openAttrmap({ name: db }).customerDirectory()).getProfile("held@example.com"))?.fullName,
+      db,
+    );
     assert.equal(meanwhile, "before");
   }
   const outcome = abort ? await writer.evaluate(() => (window as unknown as { write: Promise<string> }).write) : "";
   await holder.release();
   const result = abort ? outcome : await writer.evaluate(() => (window as unknown as { write: Promise<string> }).write);
-  const stored = await writer.evaluate(async (db) => (await (await window.attrmap.openAttrmap({ name: db }).customerDirectory()).getProfile("held@example.com"))?.fullName, db);
+  const stored = await writer.evaluate(
+    async (db) =>
+      (await (await window.attrmap.openAttrmap({ name: db }).customerDirectory()).getProfile("held@example.com"))?.fullName,
+    db,
+  );
   await holder.page.close();
   await writer.close();
   return { queued, outcome: result, stored };
@@ -211,15 +246,19 @@ test("two tabs writing overlapping partitions in opposite orders never deadlock 
     page.evaluate(
       async ({ db, order, tag }) => {
         const map = await window.attrmap.openAttrmap({ name: db }).partitionedMap<string>("m", { partitionCount: 16 });
-        for (let round = 0; round < 25; round++) await map.upsertMany(order.map((k) => [k, `${tag}${round}`] as [string, string]));
+        for (let round = 0; round < 25; round++)
+          await map.upsertMany(order.map((k) => [k, `${tag}${round}`] as [string, string]));
       },
       { db, order, tag },
     );
   await Promise.all([run(a, keys, "a"), run(b, [...keys].reverse(), "b")]);
-  const values = await a.evaluate(async ({ db, keys }) => {
-    const map = await window.attrmap.openAttrmap({ name: db }).partitionedMap<string>("m");
-    return [...(await map.getMany(keys)).values()];
-  }, { db, keys });
+  const values = await a.evaluate(
+    async ({ db, keys }) => {
+      const map = await window.attrmap.openAttrmap({ name: db }).partitionedMap<string>("m");
+      return [...(await map.getMany(keys)).values()];
+    },
+    { db, keys },
+  );
   // Every key holds one tab's last round: each batch was applied whole.
   assert.equal(values.length, keys.length);
   assert.ok(values.every((v) => v === "a24") || values.every((v) => v === "b24"), values.join(","));

@@ -5,7 +5,9 @@ declare global {
   interface Window {
     attrmap: typeof Attrmap;
     /** IndexedDB calls recorded by the instrumentation script, when installed. */
-    __idb?: { requests: Array<{ op: string; store: string; key?: string }>; transactions: Array<{ stores: string[]; mode: string }> };
+    __idb?: {
+      requests: Array<{ op: string; store: string; key?: string }>;
+      transactions: Array<{ stores: string[]; mode: string }>;
+    };
   }
 }
-export {};

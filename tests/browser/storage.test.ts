@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { BrowserContext } from "playwright-core";
 import "./page-types.js";
-import { openTab, persistentContext, serveWww, type StaticServer } from "./harness.js";
+import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
 
 let server: StaticServer;
 let browser: Awaited<ReturnType<typeof persistentContext>>;
@@ -30,9 +30,24 @@ test("profiles and any ASCII key round-trip; absent keys and partitions read as 
     const { openAttrmap } = window.attrmap;
     const store = openAttrmap({ name: db });
     const dir = await store.customerDirectory();
-    const saved = await dir.upsertProfile({ emailAddress: " Alice@Example.COM ", fullName: "Alice", companyName: "Example", customerTier: "gold" });
+    const saved = await dir.upsertProfile({
+      emailAddress: " Alice@Example.COM ",
+      fullName: "Alice",
+      companyName: "Example",
+      customerTier: "gold",
+    });
     const exact = await store.partitionedMap<string>("exact", { canonicalizeKey: (k) => k, partitionCount: 3 });
-    const keys = ["__proto__", "constructor", "toString", "hasOwnProperty", "", " ", "\u0000", "a\tb", "<img src=x onerror=alert(1)>"];
+    const keys = [
+      "__proto__",
+      "constructor",
+      "toString",
+      "hasOwnProperty",
+      "",
+      " ",
+      "\u0000",
+      "a\tb",
+      "<img src=x onerror=alert(1)>",
+    ];
     for (const k of keys) await exact.upsert(k, `value of ${JSON.stringify(k)}`);
     return {
       saved,
@@ -43,10 +58,18 @@ test("profiles and any ASCII key round-trip; absent keys and partitions read as 
       neverWritten: await exact.get("never"),
     };
   }, freshDb());
-  assert.deepEqual(result.saved, { emailAddress: "alice@example.com", fullName: "Alice", companyName: "Example", customerTier: "gold" });
+  assert.deepEqual(result.saved, {
+    emailAddress: "alice@example.com",
+    fullName: "Alice",
+    companyName: "Example",
+    customerTier: "gold",
+  });
   assert.deepEqual(result.read, result.saved);
   assert.equal(result.missingEmail, undefined);
-  assert.deepEqual(result.roundTrip, result.keys.map((k) => `value of ${JSON.stringify(k)}`));
+  assert.deepEqual(
+    result.roundTrip,
+    result.keys.map((k) => `value of ${JSON.stringify(k)}`),
+  );
   assert.equal(result.neverWritten, undefined);
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -58,7 +81,11 @@ test("bad input is refused with a code before anything is written", async () => 
     const { openAttrmap, AttrmapError } = window.attrmap;
     const store = openAttrmap({ name: db });
     const dir = await store.customerDirectory();
-    const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `other: ${e}`));
+    const codeOf = async (p: Promise<unknown>) =>
+      p.then(
+        () => "ok",
+        (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `other: ${e}`),
+      );
     const archive = await store.subscriberArchive();
     return {
       noEmail: await codeOf(dir.upsertProfile({ fullName: "x" } as never)),
@@ -86,7 +113,11 @@ test("the layout is stored: another partition count, chunk size or kind is layou
   const page = await tab();
   const result = await page.evaluate(async (db) => {
     const { openAttrmap, AttrmapError } = window.attrmap;
-    const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `other: ${e}`));
+    const codeOf = async (p: Promise<unknown>) =>
+      p.then(
+        () => "ok",
+        (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `other: ${e}`),
+      );
     const first = openAttrmap({ name: db });
     await (await first.customerDirectory({ partitionCount: 1000 })).upsertProfile({ emailAddress: "a@b" });
     await first.chunkedLog("events", { chunkSize: 10 });
@@ -114,29 +145,54 @@ test("SPEC worked example: 250 registrations page back newest first; archives ne
     const { openAttrmap } = window.attrmap;
     const archive = await openAttrmap({ name: db }).subscriberArchive();
     const seqs: number[] = [];
-    for (let i = 1; i <= 100; i++) seqs.push((await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: `d${i}@x` })).sequence);
+    for (let i = 1; i <= 100; i++)
+      seqs.push((await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: `d${i}@x` })).sequence);
     const at100 = await archive.getSubscriberPage("");
     const stateAt100 = await archive.log.state();
-    for (let i = 101; i <= 250; i++) seqs.push((await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: `d${i}@x` })).sequence);
+    for (let i = 101; i <= 250; i++)
+      seqs.push((await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: `d${i}@x` })).sequence);
     const pages = [];
     let token = "";
     do {
       const p = await archive.getSubscriberPage(token);
-      pages.push({ pageToken: p.pageToken, first: p.subscribers[0]?.sequence, last: p.subscribers.at(-1)?.sequence, count: p.subscribers.length, next: p.nextPageToken, ids: p.subscribers.map((s) => s.subscriberId) });
+      pages.push({
+        pageToken: p.pageToken,
+        first: p.subscribers[0]?.sequence,
+        last: p.subscribers.at(-1)?.sequence,
+        count: p.subscribers.length,
+        next: p.nextPageToken,
+        ids: p.subscribers.map((s) => s.subscriberId),
+      });
       token = p.nextPageToken;
     } while (token !== "");
     const again = await archive.getSubscriberPage("00000000000000000101");
-    return { seqs, at100: { count: at100.subscribers.length, next: at100.nextPageToken }, stateAt100, pages, again: again.subscribers, state: await archive.log.state() };
+    return {
+      seqs,
+      at100: { count: at100.subscribers.length, next: at100.nextPageToken },
+      stateAt100,
+      pages,
+      again: again.subscribers,
+      state: await archive.log.state(),
+    };
   }, freshDb());
-  assert.deepEqual(result.seqs, Array.from({ length: 250 }, (_, i) => i + 1));
+  assert.deepEqual(
+    result.seqs,
+    Array.from({ length: 250 }, (_, i) => i + 1),
+  );
   assert.deepEqual(result.at100, { count: 100, next: "" });
   assert.deepEqual(result.stateAt100, { nextSequence: 101, latestArchivedChunkToken: "" });
-  assert.deepEqual(result.pages.map(({ ids: _, ...p }) => p), [
-    { pageToken: "current", first: 250, last: 201, count: 50, next: "00000000000000000101" },
-    { pageToken: "00000000000000000101", first: 200, last: 101, count: 100, next: "00000000000000000001" },
-    { pageToken: "00000000000000000001", first: 100, last: 1, count: 100, next: "" },
-  ]);
-  assert.deepEqual(result.pages[1]!.ids, result.again.map((s) => s.subscriberId));
+  assert.deepEqual(
+    result.pages.map(({ ids: _, ...p }) => p),
+    [
+      { pageToken: "current", first: 250, last: 201, count: 50, next: "00000000000000000101" },
+      { pageToken: "00000000000000000101", first: 200, last: 101, count: 100, next: "00000000000000000001" },
+      { pageToken: "00000000000000000001", first: 100, last: 1, count: 100, next: "" },
+    ],
+  );
+  assert.deepEqual(
+    result.pages[1]!.ids,
+    result.again.map((s) => s.subscriberId),
+  );
   assert.deepEqual(result.state, { nextSequence: 251, latestArchivedChunkToken: "00000000000000000101" });
   await page.close();
 });
@@ -149,7 +205,8 @@ test("no lost update: 4 tabs upsert 100 profiles each into the same few partitio
     const { emailPartition } = window.attrmap;
     const wanted = new Set(["partition-001", "partition-002", "partition-003"]);
     const out: string[] = [];
-    for (let i = 0; out.length < 400; i++) if (wanted.has(emailPartition(`user${i}@example.com`).partitionName)) out.push(`user${i}@example.com`);
+    for (let i = 0; out.length < 400; i++)
+      if (wanted.has(emailPartition(`user${i}@example.com`).partitionName)) out.push(`user${i}@example.com`);
     return out;
   });
   await Promise.all(
@@ -163,12 +220,18 @@ test("no lost update: 4 tabs upsert 100 profiles each into the same few partitio
       ),
     ),
   );
-  const found = await tabs[0]!.evaluate(async ({ db, emails }) => {
-    const dir = await window.attrmap.openAttrmap({ name: db }).customerDirectory();
-    const all = await Promise.all(emails.map((e) => dir.getProfile(e)));
-    return all.map((p) => p?.fullName ?? null);
-  }, { db, emails });
-  assert.deepEqual(found, emails.map((_, i) => `tab ${Math.floor(i / 100)}`));
+  const found = await tabs[0]!.evaluate(
+    async ({ db, emails }) => {
+      const dir = await window.attrmap.openAttrmap({ name: db }).customerDirectory();
+      const all = await Promise.all(emails.map((e) => dir.getProfile(e)));
+      return all.map((p) => p?.fullName ?? null);
+    },
+    { db, emails },
+  );
+  assert.deepEqual(
+    found,
+    emails.map((_, i) => `tab ${Math.floor(i / 100)}`),
+  );
   for (const page of tabs) {
     assert.deepEqual(page.errors, []);
     await page.close();
@@ -183,7 +246,11 @@ test("4 tabs append 50 subscribers each at once: sequences 1..200, each once, pa
       page.evaluate(
         async ({ db, t }) => {
           const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive();
-          const seqs = await Promise.all(Array.from({ length: 50 }, (_, i) => archive.registerSubscriber({ subscriberId: `t${t}-${i}`, deliveryAddress: `${t}.${i}@x` })));
+          const seqs = await Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              archive.registerSubscriber({ subscriberId: `t${t}-${i}`, deliveryAddress: `${t}.${i}@x` }),
+            ),
+          );
           return seqs.map((s) => s.sequence);
         },
         { db, t },
@@ -191,22 +258,33 @@ test("4 tabs append 50 subscribers each at once: sequences 1..200, each once, pa
     ),
   );
   const all = got.flat().sort((a, b) => a - b);
-  assert.deepEqual(all, Array.from({ length: 200 }, (_, i) => i + 1));
+  assert.deepEqual(
+    all,
+    Array.from({ length: 200 }, (_, i) => i + 1),
+  );
   const walk = await tabs[0]!.evaluate(async (db) => {
     const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive();
     const pages = [];
     let token = "";
     do {
       const p = await archive.getSubscriberPage(token);
-      pages.push({ token: p.pageToken, seqs: p.subscribers.map((s) => s.sequence), ids: p.subscribers.map((s) => s.subscriberId), next: p.nextPageToken });
+      pages.push({
+        token: p.pageToken,
+        seqs: p.subscribers.map((s) => s.sequence),
+        ids: p.subscribers.map((s) => s.subscriberId),
+        next: p.nextPageToken,
+      });
       token = p.nextPageToken;
     } while (token !== "");
     return { pages, state: await archive.log.state() };
   }, db);
-  assert.deepEqual(walk.pages.map((p) => [p.token, p.seqs[0], p.seqs.at(-1), p.next]), [
-    ["current", 200, 201 - 100, "00000000000000000001"],
-    ["00000000000000000001", 100, 1, ""],
-  ]);
+  assert.deepEqual(
+    walk.pages.map((p) => [p.token, p.seqs[0], p.seqs.at(-1), p.next]),
+    [
+      ["current", 200, 201 - 100, "00000000000000000001"],
+      ["00000000000000000001", 100, 1, ""],
+    ],
+  );
   const ids = walk.pages.flatMap((p) => p.ids);
   assert.equal(new Set(ids).size, 200, "every registration stored once");
   assert.deepEqual(walk.state, { nextSequence: 201, latestArchivedChunkToken: "00000000000000000001" });
@@ -240,15 +318,24 @@ test("ifAvailable under contention fails with lock_conflict; retryOnConflict tur
     );
   const plain = (await run(false)).flat();
   assert.ok(plain.includes("lock_conflict"), `expected conflicts, got ${JSON.stringify(plain)}`);
-  assert.deepEqual(plain.filter((o) => o !== "ok" && o !== "lock_conflict"), []);
+  assert.deepEqual(
+    plain.filter((o) => o !== "ok" && o !== "lock_conflict"),
+    [],
+  );
   const retried = (await run(true)).flat();
-  assert.deepEqual(retried, retried.map(() => "ok"));
-  const stored = await tabs[0]!.evaluate(async ({ db, n }) => {
-    const dir = await window.attrmap.openAttrmap({ name: db }).customerDirectory({ partitionCount: 1 });
-    let count = 0;
-    for (let t = 0; t < 3; t++) for (let i = 0; i < n; i++) if (await dir.getProfile(`t${t}-${i}-true@x`)) count++;
-    return count;
-  }, { db, n: 30 });
+  assert.deepEqual(
+    retried,
+    retried.map(() => "ok"),
+  );
+  const stored = await tabs[0]!.evaluate(
+    async ({ db, n }) => {
+      const dir = await window.attrmap.openAttrmap({ name: db }).customerDirectory({ partitionCount: 1 });
+      let count = 0;
+      for (let t = 0; t < 3; t++) for (let i = 0; i < n; i++) if (await dir.getProfile(`t${t}-${i}-true@x`)) count++;
+      return count;
+    },
+    { db, n: 30 },
+  );
   assert.equal(stored, 90);
   for (const page of tabs) await page.close();
 });
@@ -258,7 +345,10 @@ test("waiting is bounded: timeoutMs gives lock_timeout, an AbortSignal gives abo
   const [holder, writer] = await Promise.all([tab(), tab()]);
   const { lock, partitionName } = await writer.evaluate(async (db) => {
     const { openAttrmap, lockName, emailPartition } = window.attrmap;
-    await (await openAttrmap({ name: db }).customerDirectory()).upsertProfile({ emailAddress: "held@example.com", fullName: "before" });
+    await (await openAttrmap({ name: db }).customerDirectory()).upsertProfile({
+      emailAddress: "held@example.com",
+      fullName: "before",
+    });
     const partitionName = emailPartition("held@example.com").partitionName;
     return { lock: lockName({ database: db, map: "CustomerProfilesByEmailPartition", instance: partitionName }), partitionName };
   }, db);
@@ -277,12 +367,18 @@ test("waiting is bounded: timeoutMs gives lock_timeout, an AbortSignal gives abo
   const outcome = await writer.evaluate(async (db) => {
     const { openAttrmap, AttrmapError } = window.attrmap;
     const dir = await openAttrmap({ name: db }).customerDirectory();
-    const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : String(e)));
+    const codeOf = async (p: Promise<unknown>) =>
+      p.then(
+        () => "ok",
+        (e) => (e instanceof AttrmapError ? e.code : String(e)),
+      );
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     return {
       timeout: await codeOf(dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" }, { timeoutMs: 100 })),
-      aborted: await codeOf(dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" }, { signal: controller.signal })),
+      aborted: await codeOf(
+        dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" }, { signal: controller.signal }),
+      ),
       conflict: await codeOf(dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" }, { lock: "ifAvailable" })),
       // Readers take no lock: a read goes through while the writer's lock is held.
       read: (await dir.getProfile("held@example.com"))?.fullName,
@@ -308,12 +404,29 @@ test("a write that fails leaves the stored data exactly as before", async () => 
     const store = openAttrmap({ name: db });
     const map = await store.partitionedMap<unknown>("things", { canonicalizeKey: (k) => k, partitionCount: 1 });
     await map.upsert("kept", { v: 1 });
-    const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : String(e)));
+    const codeOf = async (p: Promise<unknown>) =>
+      p.then(
+        () => "ok",
+        (e) => (e instanceof AttrmapError ? e.code : String(e)),
+      );
     // A function cannot be stored: the whole batch fails, including the valid entry before it.
-    const uncloneable = await codeOf(map.upsertMany([["fine", 1], ["bad", () => 1]]));
+    const uncloneable = await codeOf(
+      map.upsertMany([
+        ["fine", 1],
+        ["bad", () => 1],
+      ]),
+    );
     const archive = await store.subscriberArchive({ chunkSize: 2 });
-    await archive.registerSubscribers([{ subscriberId: "a", deliveryAddress: "x" }, { subscriberId: "b", deliveryAddress: "x" }]);
-    const badBatch = await codeOf(archive.registerSubscribers([{ subscriberId: "c", deliveryAddress: "x" }, { subscriberId: "", deliveryAddress: "x" }]));
+    await archive.registerSubscribers([
+      { subscriberId: "a", deliveryAddress: "x" },
+      { subscriberId: "b", deliveryAddress: "x" },
+    ]);
+    const badBatch = await codeOf(
+      archive.registerSubscribers([
+        { subscriberId: "c", deliveryAddress: "x" },
+        { subscriberId: "", deliveryAddress: "x" },
+      ]),
+    );
     return {
       uncloneable,
       kept: await map.get("kept"),
@@ -339,14 +452,23 @@ test("an archive is never overwritten: a rollover onto an existing chunk is corr
   const result = await page.evaluate(async (db) => {
     const { openAttrmap, AttrmapError } = window.attrmap;
     const archive = await openAttrmap({ name: db }).subscriberArchive({ chunkSize: 2 });
-    await archive.registerSubscribers([{ subscriberId: "a", deliveryAddress: "x" }, { subscriberId: "b", deliveryAddress: "x" }]);
+    await archive.registerSubscribers([
+      { subscriberId: "a", deliveryAddress: "x" },
+      { subscriberId: "b", deliveryAddress: "x" },
+    ]);
     // Something else has already stored a chunk under the token the next rollover needs.
     await new Promise<void>((resolve, reject) => {
       const req = indexedDB.open(db);
       req.onsuccess = () => {
         const tx = req.result.transaction("instances", "readwrite");
-        tx.objectStore("instances").put([{ sequence: 1, subscriberId: "intruder", deliveryAddress: "y" }], ["SubscriberChunks", "00000000000000000001"]);
-        tx.oncomplete = () => (req.result.close(), resolve());
+        tx.objectStore("instances").put(
+          [{ sequence: 1, subscriberId: "intruder", deliveryAddress: "y" }],
+          ["SubscriberChunks", "00000000000000000001"],
+        );
+        tx.oncomplete = () => {
+          req.result.close();
+          resolve();
+        };
         tx.onabort = () => reject(tx.error);
       };
     });
@@ -365,7 +487,12 @@ test("an archive is never overwritten: a rollover onto an existing chunk is corr
     };
   }, freshDb());
   // The log's own state says no archive exists yet, so the intruder is never served as a page.
-  assert.deepEqual(result, { outcome: "corrupt_data", state: { nextSequence: 3, latestArchivedChunkToken: "" }, current: ["b", "a"], archived: "not_found" });
+  assert.deepEqual(result, {
+    outcome: "corrupt_data",
+    state: { nextSequence: 3, latestArchivedChunkToken: "" },
+    current: ["b", "a"],
+    archived: "not_found",
+  });
   await page.close();
 });
 
@@ -375,7 +502,11 @@ test("bulk operations: upsertMany and appendMany write in one transaction; getMa
     // Count transactions and requests from here on.
     const log = (window.__idb = { requests: [], transactions: [] } as NonNullable<Window["__idb"]>);
     const tx = IDBDatabase.prototype.transaction;
-    IDBDatabase.prototype.transaction = function (stores: string | string[], mode?: IDBTransactionMode, opts?: IDBTransactionOptions) {
+    IDBDatabase.prototype.transaction = function (
+      stores: string | string[],
+      mode?: IDBTransactionMode,
+      opts?: IDBTransactionOptions,
+    ) {
       log.transactions.push({ stores: [stores].flat(), mode: mode ?? "readonly" });
       return tx.call(this, stores, mode, opts);
     };

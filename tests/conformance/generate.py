@@ -103,7 +103,8 @@ def email_expect(email: str, whitespace: str = WHITESPACE):
     except ValueError as e:
         return {"error": str(e)}
     h = fnv1a32(canon.encode("ascii"))
-    return {"canonicalEmail": canon, "hash": h, "partitionIndex": h % PARTITIONS, "partitionName": f"partition-{h % PARTITIONS:03d}"}
+    index = h % PARTITIONS
+    return {"canonicalEmail": canon, "hash": h, "partitionIndex": index, "partitionName": f"partition-{index:03d}"}
 
 
 def email_cases():
@@ -285,7 +286,8 @@ def token_cases():
                         "note": "Out of range; the message is not part of the cross-SDK contract."})
     return {
         "name": "page-token",
-        "description": "Page-token validation for chunk size 100 ('' and 'current' mean current; otherwise exactly 20 ASCII digits, value >= 1, (value - 1) mod 100 == 0), and archive-token formatting (first sequence as 20 zero-padded digits).",
+        "description": "Page-token validation for chunk size 100 ('' and 'current' mean current; otherwise exactly 20 ASCII "
+        "digits, value >= 1, (value - 1) mod 100 == 0), and archive-token formatting (first sequence as 20 zero-padded digits).",
         "chunkSize": CHUNK,
         "cases": cases,
         "archiveTokenCases": archive,

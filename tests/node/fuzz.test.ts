@@ -6,7 +6,7 @@ import * as attrmap from "attrmap";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { fuzz } from "../shared/fuzz.js";
 
-test("every export and store method, called with every type of value, answers or throws an AttrmapError; golden values survive", async () => {
+test("every export and method, given every type of value, answers or throws an AttrmapError; golden values survive", async () => {
   const report = await fuzz(attrmap, { rounds: 10, storage: { indexedDB: new IDBFactory(), IDBKeyRange, name: "fuzz" } });
   assert.deepEqual(report.failures, []);
   // The fuzz must have reached both outcomes, and refused wrong types as such.

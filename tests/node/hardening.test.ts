@@ -2,20 +2,19 @@
 // rules, in Node against the packed package (storage over fake-indexeddb).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import {
   AttrmapError,
   emailPartition,
   fnv1a32,
   InProcessLocks,
   keyPartition,
+  type LockManagerLike,
   openAttrmap,
   partitionName,
   placeCustomerProfile,
   retryOnConflict,
-  validatePageToken,
-  type LockManagerLike,
 } from "attrmap";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 
 const fresh = (locks?: LockManagerLike) => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks });
 
@@ -29,16 +28,37 @@ async function outcome(f: () => unknown): Promise<string> {
   }
 }
 
-test("counts and sizes are numbers, never coerced: \"10\", true, [5] and null are invalid_argument", async () => {
+test('counts and sizes are numbers, never coerced: "10", true, [5] and null are invalid_argument', async () => {
   const store = fresh();
-  assert.equal(await outcome(() => store.partitionedMap("m", { partitionCount: "10" as never })), "invalid_argument: options.partitionCount must be a number, got string");
-  assert.equal(await outcome(() => store.partitionedMap("m", { partitionCount: true as never })), "invalid_argument: options.partitionCount must be a number, got boolean");
-  assert.equal(await outcome(() => store.chunkedLog("l", { chunkSize: [5] as never })), "invalid_argument: options.chunkSize must be a number, got array");
-  assert.equal(await outcome(() => store.chunkedLog("l", { chunkSize: 1_000_001 })), "invalid_argument: chunkSize must be an integer from 1 to 1000000, got 1000001");
+  assert.equal(
+    await outcome(() => store.partitionedMap("m", { partitionCount: "10" as never })),
+    "invalid_argument: options.partitionCount must be a number, got string",
+  );
+  assert.equal(
+    await outcome(() => store.partitionedMap("m", { partitionCount: true as never })),
+    "invalid_argument: options.partitionCount must be a number, got boolean",
+  );
+  assert.equal(
+    await outcome(() => store.chunkedLog("l", { chunkSize: [5] as never })),
+    "invalid_argument: options.chunkSize must be a number, got array",
+  );
+  assert.equal(
+    await outcome(() => store.chunkedLog("l", { chunkSize: 1_000_001 })),
+    "invalid_argument: chunkSize must be an integer from 1 to 1000000, got 1000001",
+  );
   assert.equal(await outcome(() => partitionName(null as never)), "invalid_argument: index must be a number, got null");
-  assert.equal(await outcome(() => partitionName(7, 0)), "invalid_argument: partitionCount must be an integer from 1 to 4294967295, got 0");
-  assert.equal(await outcome(() => emailPartition(12345 as never)), "invalid_argument: emailAddress must be a string, got number");
-  assert.equal(await outcome(() => emailPartition({ toString: () => "a@b" } as never)), "invalid_argument: emailAddress must be a string, got object");
+  assert.equal(
+    await outcome(() => partitionName(7, 0)),
+    "invalid_argument: partitionCount must be an integer from 1 to 4294967295, got 0",
+  );
+  assert.equal(
+    await outcome(() => emailPartition(12345 as never)),
+    "invalid_argument: emailAddress must be a string, got number",
+  );
+  assert.equal(
+    await outcome(() => emailPartition({ toString: () => "a@b" } as never)),
+    "invalid_argument: emailAddress must be a string, got object",
+  );
   // Nothing was stored by the refused opens: the map opens later with the count it is given.
   assert.equal((await store.partitionedMap("m", { partitionCount: 10 })).partitionCount, 10);
 });
@@ -47,12 +67,20 @@ test("lock waits: Infinity waits, anything outside 0..2^31-1 is refused before w
   const locks = new InProcessLocks();
   const map = await fresh(locks).partitionedMap<number>("m", { partitionCount: 1 });
   for (const bad of [2 ** 31, 3e9, NaN, -1, "abc", -Infinity]) {
-    assert.match(await outcome(() => map.upsert("k", 1, { timeoutMs: bad as number })), /^invalid_argument: options\.timeoutMs must be a number/);
+    assert.match(
+      await outcome(() => map.upsert("k", 1, { timeoutMs: bad as number })),
+      /^invalid_argument: options\.timeoutMs must be a number/,
+    );
   }
   let release!: () => void;
   let held!: () => void;
   const holding = new Promise<void>((r) => (held = r));
-  void locks.request('attrmap:["attrmap","m","partition-0"]', {}, () => new Promise<void>((r) => (held(), (release = r))));
+  void locks.request('attrmap:["attrmap","m","partition-0"]', {}, () => {
+    held();
+    return new Promise<void>((r) => {
+      release = r;
+    });
+  });
   await holding;
   let done = false;
   const waiting = map.upsert("k", 1, { timeoutMs: Infinity }).then(() => (done = true));
@@ -67,12 +95,18 @@ test("lock waits: Infinity waits, anything outside 0..2^31-1 is refused before w
 test("retryOnConflict refuses attempts and delays that would retry forever or spin", async () => {
   const op = async () => 1;
   for (const attempts of [NaN, Infinity, 0, 1.5, "3"]) {
-    assert.match(await outcome(() => retryOnConflict(op, { attempts: attempts as number })), /^invalid_argument: options\.attempts must be/);
+    assert.match(
+      await outcome(() => retryOnConflict(op, { attempts: attempts as number })),
+      /^invalid_argument: options\.attempts must be/,
+    );
   }
   for (const baseDelayMs of [NaN, -1, Infinity]) {
     assert.match(await outcome(() => retryOnConflict(op, { baseDelayMs })), /^invalid_argument: options\.baseDelayMs must be/);
   }
-  assert.equal(await outcome(() => retryOnConflict("not a function" as never)), "invalid_argument: operation must be a function, got string");
+  assert.equal(
+    await outcome(() => retryOnConflict("not a function" as never)),
+    "invalid_argument: operation must be a function, got string",
+  );
 });
 
 /** FNV-1a written here from the published definition. */
@@ -83,7 +117,15 @@ function referenceFnv(bytes: Uint8Array): number {
 }
 
 test("fnv1a32 takes a Uint8Array only, of any length, hashed in pieces", async () => {
-  for (const bad of [new ArrayBuffer(3), new DataView(new ArrayBuffer(3)), 7, {}, "foobar", new Uint16Array([1, 2]), [102, 111]]) {
+  for (const bad of [
+    new ArrayBuffer(3),
+    new DataView(new ArrayBuffer(3)),
+    7,
+    {},
+    "foobar",
+    new Uint16Array([1, 2]),
+    [102, 111],
+  ]) {
     assert.match(await outcome(() => fnv1a32(bad as never)), /^invalid_argument: bytes must be a Uint8Array, got /);
   }
   // A plain object dressed up as a Uint8Array is not one.
@@ -95,16 +137,30 @@ test("fnv1a32 takes a Uint8Array only, of any length, hashed in pieces", async (
   assert.equal(fnv1a32(big.subarray(5, 2_000_005)), referenceFnv(big.subarray(5, 2_000_005)));
 });
 
-test("profiles: a missing email is \"required\", absent text fields are empty, wrong types name the field", async () => {
+test('profiles: a missing email is "required", absent text fields are empty, wrong types name the field', async () => {
   for (const email of [null, undefined]) {
-    assert.equal(await outcome(() => placeCustomerProfile({ emailAddress: email as never })), "invalid_email: emailAddress is required");
+    assert.equal(
+      await outcome(() => placeCustomerProfile({ emailAddress: email as never })),
+      "invalid_email: emailAddress is required",
+    );
   }
-  assert.deepEqual(placeCustomerProfile({ emailAddress: "A@B", fullName: undefined }).profile, { emailAddress: "a@b", fullName: "", companyName: "", customerTier: "" });
-  assert.equal(await outcome(() => placeCustomerProfile({ emailAddress: "a@b", companyName: 5 as never })), "invalid_argument: profile.companyName must be a string, got number");
+  assert.deepEqual(placeCustomerProfile({ emailAddress: "A@B", fullName: undefined }).profile, {
+    emailAddress: "a@b",
+    fullName: "",
+    companyName: "",
+    customerTier: "",
+  });
+  assert.equal(
+    await outcome(() => placeCustomerProfile({ emailAddress: "a@b", companyName: 5 as never })),
+    "invalid_argument: profile.companyName must be a string, got number",
+  );
   // Text is kept exactly: a lone surrogate is not turned into U+FFFD.
   assert.equal(placeCustomerProfile({ emailAddress: "a@b", fullName: "\ud800x" }).profile.fullName, "\ud800x");
   const placed = placeCustomerProfile({ emailAddress: " Alice@Example.COM " }, 1000);
-  assert.deepEqual([placed.canonicalEmail, placed.hash, placed.partitionName], ["alice@example.com", 2493822278, "partition-278"]);
+  assert.deepEqual(
+    [placed.canonicalEmail, placed.hash, placed.partitionName],
+    ["alice@example.com", 2493822278, "partition-278"],
+  );
   // keyPartition hashes a key as it is: the canonical email gives the SPEC golden value.
   assert.deepEqual(keyPartition("alice@example.com"), { hash: 2493822278, partitionIndex: 278, partitionName: "partition-278" });
   assert.equal(keyPartition(" Alice@Example.COM ").hash === 2493822278, false);
@@ -116,11 +172,17 @@ test("generic maps take any string key by default; the key rule is stored and ch
   assert.equal(settings.keyRule, "exact");
   await settings.upsert("Theme", "dark");
   await settings.upsert(" Theme ", "spaced");
-  assert.deepEqual([await settings.get("Theme"), await settings.get(" Theme "), await settings.get("theme")], ["dark", "spaced", undefined]);
+  assert.deepEqual(
+    [await settings.get("Theme"), await settings.get(" Theme "), await settings.get("theme")],
+    ["dark", "spaced", undefined],
+  );
   const emails = await store.partitionedMap<number>("by-email", { keyRule: "email" });
   await emails.upsert(" A@B ", 1);
   assert.equal(await emails.get("a@b"), 1);
-  assert.match(await outcome(() => store.partitionedMap("settings", { keyRule: "email" })), /^layout_mismatch: map "settings" is stored as .*key rule "exact".*key rule "email"/);
+  assert.match(
+    await outcome(() => store.partitionedMap("settings", { keyRule: "email" })),
+    /^layout_mismatch: map "settings" is stored as .*key rule "exact".*key rule "email"/,
+  );
   assert.match(await outcome(() => store.partitionedMap("by-email", { keyRule: "exact" })), /^layout_mismatch/);
   // Omitted, the stored rule is used.
   assert.equal((await store.partitionedMap("by-email")).keyRule, "email");
@@ -128,13 +190,28 @@ test("generic maps take any string key by default; the key rule is stored and ch
   const named = await store.partitionedMap<number>("lowered", { canonicalizeKey: lower, keyRule: "lowercase" });
   await named.upsert("MiXeD", 1);
   assert.equal(await named.get("mixed"), 1);
-  assert.match(await outcome(() => store.partitionedMap("lowered")), /^layout_mismatch: .*pass the canonicalizeKey of key rule "lowercase"/);
-  assert.match(await outcome(() => store.partitionedMap("lowered", { canonicalizeKey: lower })), /^layout_mismatch: .*key rule "custom"/);
+  assert.match(
+    await outcome(() => store.partitionedMap("lowered")),
+    /^layout_mismatch: .*pass the canonicalizeKey of key rule "lowercase"/,
+  );
+  assert.match(
+    await outcome(() => store.partitionedMap("lowered", { canonicalizeKey: lower })),
+    /^layout_mismatch: .*key rule "custom"/,
+  );
   assert.equal((await store.partitionedMap("lowered", { canonicalizeKey: lower, keyRule: "lowercase" })).keyRule, "lowercase");
   assert.equal((await store.partitionedMap("anonymous", { canonicalizeKey: lower })).keyRule, "custom");
-  assert.match(await outcome(() => store.partitionedMap("x", { keyRule: "made-up" })), /^invalid_argument: keyRule "made-up" is not built in/);
-  assert.match(await outcome(() => store.partitionedMap("x", { keyRule: "email", canonicalizeKey: lower })), /^invalid_argument: keyRule "email" is built in/);
-  assert.match(await outcome(() => store.partitionedMap("y", { canonicalizeKey: () => 5 as never }).then((m) => m.upsert("k", 1))), /^invalid_argument: canonicalizeKey must return a string, got number/);
+  assert.match(
+    await outcome(() => store.partitionedMap("x", { keyRule: "made-up" })),
+    /^invalid_argument: keyRule "made-up" is not built in/,
+  );
+  assert.match(
+    await outcome(() => store.partitionedMap("x", { keyRule: "email", canonicalizeKey: lower })),
+    /^invalid_argument: keyRule "email" is built in/,
+  );
+  assert.match(
+    await outcome(() => store.partitionedMap("y", { canonicalizeKey: () => 5 as never }).then((m) => m.upsert("k", 1))),
+    /^invalid_argument: canonicalizeKey must return a string, got number/,
+  );
 });
 
 test("update: an error thrown by the caller's function comes back as it is, and nothing is written", async () => {
@@ -156,6 +233,12 @@ test("update: an error thrown by the caller's function comes back as it is, and 
 test("openAttrmap in Node needs an IndexedDB and its IDBKeyRange, and says so", async () => {
   assert.equal(typeof (globalThis as { indexedDB?: unknown }).indexedDB, "undefined");
   assert.equal(await outcome(() => openAttrmap()), "invalid_argument: no IndexedDB here: pass options.indexedDB");
-  assert.match(await outcome(() => openAttrmap({ indexedDB: new IDBFactory() })), /^invalid_argument: options\.IDBKeyRange must be the IDBKeyRange class/);
-  assert.match(await outcome(() => openAttrmap({ indexedDB: {} as never, IDBKeyRange })), /^invalid_argument: options\.indexedDB must be an IDBFactory/);
+  assert.match(
+    await outcome(() => openAttrmap({ indexedDB: new IDBFactory() })),
+    /^invalid_argument: options\.IDBKeyRange must be the IDBKeyRange class/,
+  );
+  assert.match(
+    await outcome(() => openAttrmap({ indexedDB: {} as never, IDBKeyRange })),
+    /^invalid_argument: options\.indexedDB must be an IDBFactory/,
+  );
 });

@@ -2,8 +2,9 @@
 // typed declarations without `any`, and what the tarball ships.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import ts from "typescript";
@@ -12,11 +13,16 @@ const require = createRequire(import.meta.url);
 const pkgDir = dirname(require.resolve("attrmap/package.json"));
 
 test("plain node (no loader, no flags) imports the pure functions by package name", () => {
-  const out = execFileSync(process.execPath, [
-    "--input-type=module",
-    "-e",
-    'import { emailPartition, AttrmapError } from "attrmap"; const p = emailPartition(" Alice@Example.COM "); console.log(p.partitionName, p.hash, typeof AttrmapError);',
-  ], { cwd: dirname(pkgDir), encoding: "utf8" });
+  const out = execFileSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      'import { emailPartition, AttrmapError } from "attrmap"; const p = emailPartition(" Alice@Example.COM "); ' +
+        "console.log(p.partitionName, p.hash, typeof AttrmapError);",
+    ],
+    { cwd: dirname(pkgDir), encoding: "utf8" },
+  );
   assert.equal(out.trim(), "partition-278 2493822278 function");
 });
 
@@ -29,7 +35,13 @@ test("the exports map hides internals", async () => {
 
 test("the tarball ships the compiled package and the inlined wasm, not sources", () => {
   const files = execFileSync("find", [".", "-type", "f"], { cwd: pkgDir, encoding: "utf8" }).split("\n").filter(Boolean);
-  for (const needed of ["./dist/index.js", "./dist/index.d.ts", "./wasm/attrmap.js", "./wasm/attrmap_inline.js", "./package.json"]) {
+  for (const needed of [
+    "./dist/index.js",
+    "./dist/index.d.ts",
+    "./wasm/attrmap.js",
+    "./wasm/attrmap_inline.js",
+    "./package.json",
+  ]) {
     assert.ok(files.includes(needed), `${needed} missing from ${files.join(", ")}`);
   }
   assert.ok(!files.some((f) => f.startsWith("./src/") || f.endsWith(".rs")), files.join(", "));
@@ -37,7 +49,12 @@ test("the tarball ships the compiled package and the inlined wasm, not sources",
 
 test("no public export is typed any", () => {
   const entry = join(pkgDir, "dist/index.d.ts");
-  const program = ts.createProgram([entry], { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022 });
+  const program = ts.createProgram([entry], {
+    strict: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+  });
   const checker = program.getTypeChecker();
   const exports = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(entry)!)!);
   assert.ok(exports.length >= 10, `only ${exports.length} exports`);
@@ -57,4 +74,59 @@ test("no public export is typed any", () => {
   assert.deepEqual(offenders, []);
   const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
   assert.deepEqual(diagnostics, []);
+});
+
+/** Type-checks `source` as a user's project with `lib` (strict, library declarations checked too); returns the errors. */
+function compileAsUser(lib: string[], types: string[], source: string): string[] {
+  const dir = mkdtempSync(join(tmpdir(), "attrmap-user-"));
+  try {
+    const file = join(dir, "use.ts");
+    writeFileSync(file, source);
+    const program = ts.createProgram([file], {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: lib.map((l) => `lib.${l.toLowerCase()}.d.ts`),
+      types,
+      typeRoots: [join(dirname(pkgDir), "@types")],
+      baseUrl: dirname(dirname(pkgDir)),
+      paths: { attrmap: [join(pkgDir, "dist/index.d.ts")] },
+    });
+    return ts
+      .getPreEmitDiagnostics(program)
+      .map(
+        (d) =>
+          `${d.file?.fileName.split("/").slice(-2).join("/") ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+      );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const USE = `
+import { openAttrmap, emailPartition, createHandler, retryOnConflict, type CustomerProfile } from "attrmap";
+export async function use(factory: Parameters<typeof openAttrmap>[0]): Promise<CustomerProfile | undefined> {
+  const store = openAttrmap(factory);
+  const directory = await store.customerDirectory();
+  await retryOnConflict(() => directory.upsertProfile({ emailAddress: "a@example.com" }, { lock: "ifAvailable" }));
+  createHandler(store);
+  return directory.getProfile(emailPartition("a@example.com").canonicalEmail);
+}
+`;
+
+test("the declarations compile for a Node project (no DOM lib), a worker project and a page project", () => {
+  assert.deepEqual(compileAsUser(["ES2022"], ["node"], USE), []);
+  assert.deepEqual(compileAsUser(["ES2022", "WebWorker"], [], USE), []);
+  // In a page, the platform's own objects are accepted where the package asks for them.
+  const page = `${USE}\nopenAttrmap({ indexedDB, IDBKeyRange, locks: navigator.locks });\n`;
+  assert.deepEqual(compileAsUser(["ES2022", "DOM"], [], page), []);
+  // And a profile without an email is a type error.
+  const missing = `${USE}
+import type { CustomerProfileInput } from "attrmap";
+export const p: CustomerProfileInput = { fullName: "x" };
+`;
+  assert.ok(compileAsUser(["ES2022"], ["node"], missing).some((e) => e.includes("emailAddress")));
 });

@@ -4,11 +4,15 @@
 // Browser behaviour is tested in Chromium (tests/browser); this covers the Node path only.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { AttrmapError, InProcessLocks, openAttrmap, retryOnConflict } from "attrmap";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 
 const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e) => (e instanceof AttrmapError ? e.code : `not an AttrmapError: ${e}`));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (e) => (e instanceof AttrmapError ? e.code : `not an AttrmapError: ${e}`),
+  );
 
 test("customer directory and subscriber archive work over a passed-in IndexedDB", async () => {
   const store = fresh();
@@ -36,7 +40,11 @@ test("the in-process fallback: ifAvailable conflicts, waits time out or abort, F
   const store = openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks });
   const dir = await store.customerDirectory({ partitionCount: 1 });
   let release!: () => void;
-  const held = locks.request('attrmap:["attrmap","CustomerProfilesByEmailPartition","partition-0"]', {}, () => new Promise<void>((r) => (release = r)));
+  const held = locks.request(
+    'attrmap:["attrmap","CustomerProfilesByEmailPartition","partition-0"]',
+    {},
+    () => new Promise<void>((r) => (release = r)),
+  );
   await new Promise((r) => setImmediate(r));
   assert.equal(await codeOf(dir.upsertProfile({ emailAddress: "a@x" }, { lock: "ifAvailable" })), "lock_conflict");
   assert.equal(await codeOf(dir.upsertProfile({ emailAddress: "a@x" }, { timeoutMs: 30 })), "lock_timeout");
@@ -56,13 +64,35 @@ test("the in-process fallback: ifAvailable conflicts, waits time out or abort, F
 test("retryOnConflict retries lock_conflict only, gives up after its attempts, and stops on abort", async () => {
   let calls = 0;
   const conflict = () => new AttrmapError("lock_conflict", "busy");
-  assert.equal(await retryOnConflict(async () => (++calls < 3 ? Promise.reject(conflict()) : "done"), { baseDelayMs: 1 }), "done");
+  assert.equal(
+    await retryOnConflict(async () => (++calls < 3 ? Promise.reject(conflict()) : "done"), { baseDelayMs: 1 }),
+    "done",
+  );
   assert.equal(calls, 3);
   calls = 0;
-  assert.equal(await codeOf(retryOnConflict(async () => (calls++, Promise.reject(conflict())), { attempts: 4, baseDelayMs: 1 })), "lock_conflict");
+  assert.equal(
+    await codeOf(
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw conflict();
+        },
+        { attempts: 4, baseDelayMs: 1 },
+      ),
+    ),
+    "lock_conflict",
+  );
   assert.equal(calls, 4);
   calls = 0;
-  assert.equal(await codeOf(retryOnConflict(async () => (calls++, Promise.reject(new AttrmapError("invalid_email", "x"))))), "invalid_email");
+  assert.equal(
+    await codeOf(
+      retryOnConflict(async () => {
+        calls++;
+        throw new AttrmapError("invalid_email", "x");
+      }),
+    ),
+    "invalid_email",
+  );
   assert.equal(calls, 1);
   // Aborted while it sleeps before the second attempt (the abort is queued behind that sleep).
   const controller = new AbortController();
@@ -77,16 +107,27 @@ test("the HTTP handler runs in Node too: flows, a profile round trip, and other 
   const { createHandler } = await import("attrmap");
   const handle = createHandler(fresh(), { fallback: async () => new Response("from the network", { status: 299 }) });
   const call = async (method: string, path: string, body?: unknown) => {
-    const r = await handle(new Request(`http://localhost${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) }));
+    const r = await handle(
+      new Request(`http://localhost${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) }),
+    );
     return [r.status, r.status === 299 ? await r.text() : await r.json()];
   };
-  assert.deepEqual(await call("GET", "/patterns/hash-partitioned-attribute-map/customer-profile?emailAddress=a@b"), [404, { error: 'flow "customer-directory" is not started' }]);
+  assert.deepEqual(await call("GET", "/patterns/hash-partitioned-attribute-map/customer-profile?emailAddress=a@b"), [
+    404,
+    { error: 'flow "customer-directory" is not started' },
+  ]);
   const [status, run] = await call("POST", "/patterns/hash-partitioned-attribute-map/start");
   assert.equal(status, 200);
   assert.deepEqual(await call("POST", "/patterns/hash-partitioned-attribute-map/start"), [200, run]);
-  assert.deepEqual(await call("PUT", "/patterns/hash-partitioned-attribute-map/customer-profile", { emailAddress: "A@B" }), [200, { emailAddress: "a@b", fullName: "", companyName: "", customerTier: "" }]);
+  assert.deepEqual(await call("PUT", "/patterns/hash-partitioned-attribute-map/customer-profile", { emailAddress: "A@B" }), [
+    200,
+    { emailAddress: "a@b", fullName: "", companyName: "", customerTier: "" },
+  ]);
   assert.equal((await call("GET", "/patterns/hash-partitioned-attribute-map/customer-profile?emailAddress=a@b"))[0], 200);
   assert.deepEqual(await call("GET", "/elsewhere"), [299, "from the network"]);
-  assert.equal(handle.handles(new Request("http://localhost/patterns/sequentially-chunked-attribute-map/register", { method: "POST" })), true);
+  assert.equal(
+    handle.handles(new Request("http://localhost/patterns/sequentially-chunked-attribute-map/register", { method: "POST" })),
+    true,
+  );
   assert.equal(handle.handles(new Request("http://localhost/patterns/unknown")), false);
 });

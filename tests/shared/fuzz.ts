@@ -81,7 +81,10 @@ export function badValues(): Array<[string, () => unknown]> {
     ["DataView", () => new DataView(new ArrayBuffer(8))],
     ["symbol", () => Symbol("s")],
     ["function", () => () => "a@example.com"],
-    ["throwing getters", () => new Proxy({}, { get: thrower, has: thrower, ownKeys: thrower, getOwnPropertyDescriptor: thrower })],
+    [
+      "throwing getters",
+      () => new Proxy({}, { get: thrower, has: thrower, ownKeys: thrower, getOwnPropertyDescriptor: thrower }),
+    ],
     ["revoked proxy", () => revoked.proxy],
     ["Date", () => new Date(0)],
   ];
@@ -102,7 +105,10 @@ function pureCalls(m: M): Call[] {
     ["partitionName(1, x)", (x) => m.partitionName(1, x as number)],
     ["placeCustomerProfile(x)", (x) => m.placeCustomerProfile(x as Attrmap.CustomerProfileInput)],
     ["placeCustomerProfile({emailAddress: x})", (x) => m.placeCustomerProfile({ emailAddress: x as string })],
-    ["placeCustomerProfile({fullName: x})", (x) => m.placeCustomerProfile({ emailAddress: "a@example.com", fullName: x as string })],
+    [
+      "placeCustomerProfile({fullName: x})",
+      (x) => m.placeCustomerProfile({ emailAddress: "a@example.com", fullName: x as string }),
+    ],
     ["placeCustomerProfile(p, x)", (x) => m.placeCustomerProfile({ emailAddress: "a@example.com" }, x as number)],
     ["validatePageToken(x)", (x) => m.validatePageToken(x as string)],
     ["validatePageToken(token, x)", (x) => m.validatePageToken("", x as number)],
@@ -142,7 +148,10 @@ function storageCalls(s: Stores): Call[] {
     ["store.partitionedMap(name, x)", (x) => store.partitionedMap("fuzz-new", x as Attrmap.PartitionedMapOptions)],
     ["store.partitionedMap({partitionCount: x})", (x) => store.partitionedMap("fuzz-count", { partitionCount: x as number })],
     ["store.partitionedMap({keyRule: x})", (x) => store.partitionedMap("fuzz-rule", { keyRule: x as string })],
-    ["store.partitionedMap({canonicalizeKey: x})", (x) => store.partitionedMap("fuzz-canon", { canonicalizeKey: x as (k: string) => string })],
+    [
+      "store.partitionedMap({canonicalizeKey: x})",
+      (x) => store.partitionedMap("fuzz-canon", { canonicalizeKey: x as (k: string) => string }),
+    ],
     ["store.chunkedLog({chunkSize: x})", (x) => store.chunkedLog("fuzz-log", { chunkSize: x as number })],
     ["store.customerDirectory(x)", (x) => store.customerDirectory(x as Attrmap.CustomerDirectoryOptions)],
     ["store.subscriberArchive({chunkSize: x})", (x) => store.subscriberArchive({ chunkSize: x as number })],
@@ -174,7 +183,10 @@ function storageCalls(s: Stores): Call[] {
     ["dir.getProfile(x)", (x) => dir.getProfile(x as string)],
     ["dir.deleteProfile(x)", (x) => dir.deleteProfile(x as string)],
     ["archive.registerSubscriber(x)", (x) => archive.registerSubscriber(x as Attrmap.NewSubscriber)],
-    ["archive.registerSubscriber({subscriberId: x})", (x) => archive.registerSubscriber({ subscriberId: x as string, deliveryAddress: "d" })],
+    [
+      "archive.registerSubscriber({subscriberId: x})",
+      (x) => archive.registerSubscriber({ subscriberId: x as string, deliveryAddress: "d" }),
+    ],
     ["archive.registerSubscribers(x)", (x) => archive.registerSubscribers(x as Attrmap.NewSubscriber[])],
     ["archive.getSubscriberPage(x)", (x) => archive.getSubscriberPage(x as string)],
   ];
@@ -184,7 +196,8 @@ function storageCalls(s: Stores): Call[] {
 async function golden(m: M, s: Stores | undefined): Promise<string[]> {
   const wrong: string[] = [];
   const p = m.emailPartition(" Alice@Example.COM ");
-  if (p.canonicalEmail !== "alice@example.com" || p.hash !== 2493822278 || p.partitionName !== "partition-278") wrong.push(`alice: ${JSON.stringify(p)}`);
+  if (p.canonicalEmail !== "alice@example.com" || p.hash !== 2493822278 || p.partitionName !== "partition-278")
+    wrong.push(`alice: ${JSON.stringify(p)}`);
   if (m.emailPartition("bob@example.com").hash !== 3055529145) wrong.push("bob");
   if (m.emailPartition("support+west@example.org").partitionName !== "partition-632") wrong.push("support");
   if (m.fnv1a32(new TextEncoder().encode("foobar")) !== 0xbf9cf968) wrong.push("fnv foobar");
@@ -195,7 +208,8 @@ async function golden(m: M, s: Stores | undefined): Promise<string[]> {
     await s.map.upsert("__proto__", value);
     if (JSON.stringify(await s.map.get("__proto__")) !== JSON.stringify(value)) wrong.push("map round trip");
     const saved = await s.dir.upsertProfile({ emailAddress: " Golden@Example.COM ", fullName: "G" });
-    if (saved.emailAddress !== "golden@example.com" || (await s.dir.getProfile("GOLDEN@example.com"))?.fullName !== "G") wrong.push("directory round trip");
+    if (saved.emailAddress !== "golden@example.com" || (await s.dir.getProfile("GOLDEN@example.com"))?.fullName !== "G")
+      wrong.push("directory round trip");
   }
   return wrong;
 }
@@ -220,9 +234,13 @@ export async function fuzz(m: M, options: FuzzOptions): Promise<FuzzReport> {
     if (outcome === "ok") return void (report.outcomes.ok = (report.outcomes.ok ?? 0) + 1);
     const code = outcome instanceof m.AttrmapError ? outcome.code : undefined;
     const internal = outcome instanceof Error && INTERNALS.exec(outcome.message);
-    if (internal && report.failures.length < 50) report.failures.push(`${name}: a message in the words of the implementation (${internal[0]}): ${outcome instanceof Error ? outcome.message : ""}`);
+    if (internal && report.failures.length < 50)
+      report.failures.push(
+        `${name}: a message in the words of the implementation (${internal[0]}): ${(outcome as Error).message}`,
+      );
     if (code !== undefined && CODES.has(code)) report.outcomes[code] = (report.outcomes[code] ?? 0) + 1;
-    else if (report.failures.length < 50) report.failures.push(`${name}: ${outcome instanceof Error ? `${outcome.name}: ${outcome.message}` : String(outcome)}`);
+    else if (report.failures.length < 50)
+      report.failures.push(`${name}: ${outcome instanceof Error ? `${outcome.name}: ${outcome.message}` : String(outcome)}`);
   };
   const attempt = async (name: string, run: () => unknown) => {
     try {
@@ -242,7 +260,8 @@ export async function fuzz(m: M, options: FuzzOptions): Promise<FuzzReport> {
   // once the caller is optimized; and throwing getters, each of which leaked wasm stack.
   for (let i = 0; i < 20_000; i++) {
     if (i % 2 === 0) await attempt("emailPartition(42)", () => m.emailPartition(42 as unknown as string));
-    else if (m.emailPartition(`user${i}@example.com`).canonicalEmail !== `user${i}@example.com`) report.failures.push(`good call ${i}`);
+    else if (m.emailPartition(`user${i}@example.com`).canonicalEmail !== `user${i}@example.com`)
+      report.failures.push(`good call ${i}`);
   }
   const getter = {
     get emailAddress(): string {

@@ -10,8 +10,14 @@ export function rawWrite(database: string, store: string, body: (s: IDBObjectSto
       const db = req.result;
       const tx = db.transaction(store, "readwrite");
       body(tx.objectStore(store));
-      tx.oncomplete = () => (db.close(), resolve());
-      tx.onabort = () => (db.close(), reject(tx.error));
+      tx.oncomplete = () => {
+        db.close();
+        resolve();
+      };
+      tx.onabort = () => {
+        db.close();
+        reject(tx.error);
+      };
     };
   });
 }
@@ -29,8 +35,14 @@ export function rawGet(database: string, store: string, key: IDBValidKey): Promi
     req.onsuccess = () => {
       const db = req.result;
       const get = db.transaction(store).objectStore(store).get(key);
-      get.onsuccess = () => (db.close(), resolve(get.result));
-      get.onerror = () => (db.close(), reject(get.error));
+      get.onsuccess = () => {
+        db.close();
+        resolve(get.result);
+      };
+      get.onerror = () => {
+        db.close();
+        reject(get.error);
+      };
     };
   });
 }
