@@ -24,7 +24,7 @@ pub use layout::{
     clip, describe_number, whole_number, ChunkSize, KeyRule, PartitionCount, Segment, Segments, DEFAULT_CHUNK_SIZE,
     DEFAULT_PARTITION_COUNT, FIRST_LAYOUT_VERSION, MAX_CHUNK_SIZE, MAX_SEQUENCE, PARTITION_PREFIX,
 };
-pub use partition::{email_partition, key_partition, place_key, EmailPartition, KeyPartition};
+pub use partition::{email_partition, key_partition, partition_indexes, place_key, EmailPartition, KeyPartition};
 pub use profile::CustomerProfile;
 pub use subscriber::{check_required, NewSubscriber, Subscriber};
 pub use token::{

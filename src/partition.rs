@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use crate::email::canonical_email_address;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fnv::fnv1a32;
 use crate::layout::{KeyRule, PartitionCount};
 
@@ -51,6 +51,23 @@ pub fn place_key<'k>(key: &'k str, rule: &KeyRule, count: PartitionCount) -> Res
     Ok((canonical, index))
 }
 
+/// The partition index of each of many canonical keys, in one call: `bytes` holds their UTF-8
+/// bytes one after another and `ends[i]` is where key `i` ends. This is where a resize decides
+/// which entry goes where: entry `i` moves to partition `indexes[i]` of the new count.
+pub fn partition_indexes(bytes: &[u8], ends: &[u32], count: PartitionCount) -> Result<Vec<u32>> {
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| {
+            let end = end as usize;
+            let key = bytes
+                .get(start..end)
+                .ok_or_else(|| Error::invalid_argument(format!("key ends at {end}, before {start} or past the bytes")))?;
+            start = end;
+            Ok(count.index_of(fnv1a32(key)))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +96,28 @@ mod tests {
     fn invalid_email_has_no_partition() {
         let e = email_partition("  ", PartitionCount::default()).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidEmail);
+    }
+
+    #[test]
+    fn many_keys_at_once_land_where_each_alone_would() {
+        let keys = ["alice@example.com", "bob@example.com", "", "support+west@example.org", "é"];
+        let bytes: Vec<u8> = keys.concat().into_bytes();
+        let mut ends = vec![];
+        let mut at = 0;
+        for k in keys {
+            at += k.len() as u32;
+            ends.push(at);
+        }
+        for count in [1, 7, 1000, 4000] {
+            let count = PartitionCount::new(count).unwrap();
+            let want: Vec<u32> = keys.iter().map(|k| key_partition(k, count).index).collect();
+            assert_eq!(partition_indexes(&bytes, &ends, count).unwrap(), want);
+        }
+        // Under 1000 partitions the golden keys stay where SPEC puts them.
+        assert_eq!(partition_indexes(&bytes, &ends, PartitionCount::default()).unwrap()[..2], [278, 145]);
+        let bad = partition_indexes(&bytes, &[3, 1], PartitionCount::default()).unwrap_err();
+        assert_eq!(bad.code, ErrorCode::InvalidArgument);
+        assert!(partition_indexes(&bytes, &[999], PartitionCount::default()).is_err());
     }
 
     #[test]

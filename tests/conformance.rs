@@ -1,13 +1,17 @@
 //! Runs the cross-SDK vectors in tests/conformance/ against the Rust core: natively with
 //! `cargo test`, and compiled to wasm under wasm-bindgen-test in Node and Chromium.
 
-use attrmap::{archive_chunk_token, email_partition, fnv1a32, validate_page_token, ChunkSize, PartitionCount, Segments};
+use attrmap::{
+    archive_chunk_token, email_partition, fnv1a32, parse_token_digits, validate_page_token, ChunkSize, Log, LogState, PageToken,
+    PartitionCount, Segment, Segments,
+};
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const FNV: &str = include_str!("conformance/fnv1a32.json");
 const EMAIL: &str = include_str!("conformance/email.json");
 const TOKENS: &str = include_str!("conformance/page-token.json");
+const SEGMENTED: &str = include_str!("conformance/segmented-log.json");
 
 fn cases(text: &str, key: &str) -> Vec<Value> {
     let doc: Value = serde_json::from_str(text).expect("vector file is JSON");
@@ -108,5 +112,49 @@ fn archive_token_vectors() {
             Ok(token) => assert_eq!(Some(token.as_str()), case["expect"]["token"].as_str(), "{first}"),
             Err(e) => assert_eq!(Some(e.code.as_str()), case["expect"]["error"].as_str(), "{first}"),
         }
+    }
+}
+
+fn segments(case: &Value) -> Segments {
+    let list = case["segments"].as_array().unwrap().iter().map(|s| Segment {
+        from_sequence: s["fromSequence"].as_u64().unwrap(),
+        chunk_size: ChunkSize::new(s["chunkSize"].as_u64().unwrap() as u32).unwrap(),
+    });
+    Segments::new(list.collect()).unwrap()
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn segmented_token_vectors() {
+    let all = cases(SEGMENTED, "cases");
+    assert!(all.len() >= 60);
+    for case in all {
+        match validate_page_token(s(&case["token"]), &segments(&case)) {
+            Ok(t) => assert_eq!(Some(t.to_token_string().as_str()), case["expect"]["pageToken"].as_str(), "{}", case["id"]),
+            Err(e) => assert_eq!(Some(e.message.as_str()), case["expect"]["error"].as_str(), "{}", case["id"]),
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn segmented_page_vectors() {
+    let all = cases(SEGMENTED, "pageCases");
+    assert!(all.len() >= 12);
+    for case in all {
+        let id = &case["id"];
+        let state = LogState {
+            next_sequence: case["state"]["nextSequence"].as_u64().unwrap(),
+            latest_archived_chunk_token: s(&case["state"]["latestArchivedChunkToken"]).to_string(),
+        };
+        let log = Log::checked(segments(&case), state, case["retainedFrom"].as_u64().unwrap()).unwrap();
+        let first = match validate_page_token(s(&case["token"]), &log.segments).unwrap() {
+            PageToken::Current => log.current_first(),
+            PageToken::Archived(_) => {
+                log.archived_chunk(parse_token_digits(s(&case["token"])).unwrap()).expect("a retained archive")
+            }
+        };
+        assert_eq!(first, case["expect"]["firstSequence"].as_u64().unwrap(), "{id}");
+        assert_eq!(log.older_token(first), s(&case["expect"]["nextPageToken"]), "{id}");
     }
 }

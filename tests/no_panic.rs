@@ -126,3 +126,13 @@ fn log_steps_never_panic_on_any_bookkeeping_or_argument() {
     }
     assert!(valid > 10_000, "only {valid} valid logs were driven");
 }
+
+#[test]
+fn batch_partition_indexes_never_panic() {
+    let mut r = Rng(99);
+    for _ in 0..50_000 {
+        let bytes: Vec<u8> = (0..r.below(40)).map(|_| r.next() as u8).collect();
+        let ends: Vec<u32> = (0..r.below(8)).map(|_| r.below(50) as u32).collect();
+        let _ = attrmap::partition_indexes(&bytes, &ends, PartitionCount::new(1 + r.below(5000) as u32).unwrap());
+    }
+}

@@ -33,6 +33,27 @@ export interface TokenCase {
   expect: { pageToken: string } | { error: string };
 }
 
+export interface SegmentJson {
+  fromSequence: number;
+  chunkSize: number;
+}
+
+export interface SegmentedTokenCase {
+  id: string;
+  segments: SegmentJson[];
+  token: string;
+  expect: { pageToken: string } | { error: string };
+}
+
+export interface SegmentedPageCase {
+  id: string;
+  segments: SegmentJson[];
+  state: { nextSequence: number; latestArchivedChunkToken: string };
+  retainedFrom: number;
+  token: string;
+  expect: { firstSequence: number; nextPageToken: string };
+}
+
 export interface ArchiveTokenCase {
   firstSequence: string;
   expect: { token: string } | { error: string };
@@ -47,6 +68,8 @@ export const emailVectors = load<{ partitionCount: number; cases: EmailCase[] }>
 export const tokenVectors = load<{ chunkSize: number; cases: TokenCase[]; archiveTokenCases: ArchiveTokenCase[] }>(
   "page-token.json",
 );
+
+export const segmentedVectors = load<{ cases: SegmentedTokenCase[]; pageCases: SegmentedPageCase[] }>("segmented-log.json");
 
 export const expand = (r: Repeat): string => r.prefix + r.unit.repeat(r.count) + r.suffix;
 

@@ -15,9 +15,9 @@ const store = openAttrmap(); // the same database the service worker answers fro
 
 async function main() {
   const archive = await store.subscriberArchive();
-  initDirectory();
+  initDirectory(store);
   initArchive(archive);
-  initSamples(store);
+  await initSamples(store);
   initRules(archive);
   store.watch((change) => {
     showChange(change);

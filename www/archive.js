@@ -3,7 +3,7 @@
 
 import { call, routes } from "./api.js";
 import { CURRENT } from "./attrmap/dist/index.js";
-import { fetchCall, httpAndLibrary, js } from "./code.js";
+import { fetchCall, httpAndLibrary, js, libraryCall } from "./code.js";
 import { $, clearOnInvalid, failure, result, row, text } from "./dom.js";
 
 let archive; // the library's view of the same log, for what HTTP does not answer (which page is newer)
@@ -12,6 +12,7 @@ let shown = { pageToken: CURRENT, newest: undefined, next: "" };
 function setPagers() {
   for (const button of document.querySelectorAll("[data-go=older]")) button.disabled = shown.next === "";
   for (const button of document.querySelectorAll("[data-go=newer]")) button.disabled = shown.pageToken === CURRENT;
+  $("drop-older").disabled = shown.pageToken === CURRENT || shown.next === "";
 }
 
 /** Reads and shows the page for `token` ("" or "current": the newest). */
@@ -32,7 +33,10 @@ export async function showPage(token) {
   const page = answer.body;
   shown = { pageToken: page.pageToken, newest: page.subscribers[0]?.sequence, next: page.nextPageToken };
   text("page-token", page.pageToken);
-  text("page-kind", page.pageToken === CURRENT ? "current chunk" : "archived chunk");
+  const stats = await archive.log.stats();
+  const size = page.subscribers.length;
+  text("page-kind", page.pageToken === CURRENT ? `current chunk: ${size} of ${stats.chunkSize}` : `archived chunk of ${size}`);
+  text("chunk-size-shown", stats.chunkSize);
   text("next-token", page.nextPageToken || "none: this is the oldest page");
   $("page-rows").replaceChildren(...page.subscribers.map((s) => row([s.sequence, s.subscriberId, s.deliveryAddress])));
   result("page-message", true, `${page.subscribers.length} subscribers on this page.`);
@@ -72,9 +76,41 @@ export async function refreshCurrent() {
   if (shown.pageToken === CURRENT) await showPage(CURRENT);
 }
 
+/** Runs one change of the log with the library (the HTTP API has none), then shows the newest page. */
+async function changeLog(run, lines) {
+  let ok = true;
+  let message;
+  try {
+    message = await run();
+  } catch (error) {
+    ok = false;
+    message = `${error.code}: ${error.message}`;
+  }
+  await showPage(CURRENT);
+  result("log-message", ok, message);
+  text("archive-code", libraryCall(["const archive = await store.subscriberArchive();", ...lines]));
+}
+
 export function initArchive(subscriberArchive) {
   archive = subscriberArchive;
   text("chunk-size-shown", archive.log.chunkSize);
+  $("new-chunk-size").value = archive.log.chunkSize;
+  $("drop-older").addEventListener("click", () => {
+    const token = shown.pageToken;
+    void changeLog(
+      async () => `Dropped ${await archive.log.dropArchivesBefore(token)} older archived chunks.`,
+      [`await archive.log.dropArchivesBefore(${js(token)}); // how many chunks it removed`],
+    );
+  });
+  $("chunk-size-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const size = Number($("new-chunk-size").value);
+    void changeLog(async () => {
+      await archive.log.changeChunkSize(size);
+      return `New archives hold ${size} subscribers from the next one on.`;
+    }, [`await archive.log.changeChunkSize(${size}); // archives the current chunk first if it holds any`]);
+  });
+  clearOnInvalid($("chunk-size-form"), "log-message");
   $("register-form").addEventListener("submit", (e) => void register(e));
   clearOnInvalid($("register-form"), "register-message");
   $("page-form").addEventListener("submit", (e) => {

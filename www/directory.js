@@ -3,12 +3,16 @@
 
 import { call, routes } from "./api.js";
 import { emailPartition } from "./attrmap/dist/index.js";
-import { fetchCall, httpAndLibrary, js } from "./code.js";
+import { fetchCall, httpAndLibrary, js, libraryCall } from "./code.js";
 import { $, clearOnInvalid, failure, result, text } from "./dom.js";
 
-function showPlacement(email) {
+let store;
+
+/** Shows where `email` lives under the directory's partition count as stored now (a resize may have changed it). */
+async function showPlacement(email) {
+  const count = (await store.customerDirectory()).map.partitionCount;
   try {
-    const p = emailPartition(email);
+    const p = emailPartition(email, count);
     text("placement-email", p.canonicalEmail);
     text("placement-hash", `${p.hash} (0x${p.hash.toString(16).padStart(8, "0")})`);
     text("placement-partition", p.partitionName);
@@ -30,8 +34,8 @@ function showProfile(profile) {
 }
 
 /** Shows one answer: where the email lives, the profile, the message and the code behind it. */
-function show(answer, email, success, http, lines) {
-  const partition = showPlacement(email);
+async function show(answer, email, success, http, lines) {
+  const partition = await showPlacement(email);
   showProfile(answer.status === 200 ? answer.body : undefined);
   result("directory-message", answer.status === 200, answer.status === 200 ? success(partition) : failure(answer));
   text("directory-code", httpAndLibrary(http, lines));
@@ -41,7 +45,7 @@ async function save(event) {
   event.preventDefault();
   const profile = Object.fromEntries(new FormData($("profile-form")));
   const answer = await call("PUT", routes.profile, profile);
-  show(
+  await show(
     answer,
     profile.emailAddress,
     (partition) => `Saved to ${partition}.`,
@@ -53,13 +57,39 @@ async function save(event) {
 export async function lookUp(email) {
   const path = `${routes.profile}?emailAddress=${encodeURIComponent(email)}`;
   const answer = await call("GET", path);
-  show(answer, email, (partition) => `Read from ${partition}.`, fetchCall("GET", path, undefined, answer.status), [
+  await show(answer, email, (partition) => `Read from ${partition}.`, fetchCall("GET", path, undefined, answer.status), [
     "const directory = await store.customerDirectory();",
     `await directory.getProfile(${js(email)}); // undefined when there is none`,
   ]);
 }
 
-export function initDirectory() {
+/** Deletes a profile with the library (the HTTP API of the reference server has no delete). */
+async function remove() {
+  const directory = await store.customerDirectory();
+  const email = $("lookup-email").value;
+  let ok = true;
+  let message;
+  try {
+    const partition = await showPlacement(email);
+    message = (await directory.deleteProfile(email)) ? `Deleted from ${partition}.` : "There was no profile to delete.";
+  } catch (error) {
+    ok = false;
+    message = `${error.code}: ${error.message}`;
+  }
+  showProfile(undefined);
+  result("directory-message", ok, message);
+  text(
+    "directory-code",
+    libraryCall([
+      "const directory = await store.customerDirectory();",
+      `await directory.deleteProfile(${js(email)}); // true if there was one`,
+    ]),
+  );
+}
+
+export function initDirectory(attrmapStore) {
+  store = attrmapStore;
+  $("delete-profile").addEventListener("click", () => void remove());
   $("profile-form").addEventListener("submit", (e) => void save(e));
   $("lookup-form").addEventListener("submit", (e) => {
     e.preventDefault();

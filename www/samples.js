@@ -2,7 +2,7 @@
 // endpoint), with progress, and a view of how full the partitions and chunks are.
 import { emailPartition, partitionName } from "./attrmap/dist/index.js";
 import { libraryCall } from "./code.js";
-import { $, clearResult, result, text } from "./dom.js";
+import { $, clearOnInvalid, clearResult, result, text } from "./dom.js";
 
 const MAX_SAMPLES = 200_000;
 /** Records per transaction: whole partitions are kept together, so each is written once. */
@@ -175,7 +175,48 @@ export async function showFill(store) {
   return drawing;
 }
 
-export function initSamples(store) {
+async function resize(store) {
+  const directory = await store.customerDirectory();
+  const count = Number($("resize-count").value);
+  const progress = $("resize-progress");
+  progress.value = 0;
+  $("resize-button").disabled = true;
+  try {
+    await directory.map.resize(count, {
+      onProgress: ({ done, total }) => {
+        progress.max = Math.max(total, 1);
+        progress.value = done;
+      },
+    });
+    progress.max = progress.value = 1;
+    result(
+      "resize-message",
+      true,
+      `The directory has ${directory.map.partitionCount} partitions (layout version ${directory.map.layoutVersion}).`,
+    );
+  } catch (error) {
+    result("resize-message", false, `${error.code}: ${error.message}`);
+  } finally {
+    $("resize-button").disabled = false;
+  }
+  text(
+    "samples-code",
+    libraryCall([
+      "const directory = await store.customerDirectory();",
+      `await directory.map.resize(${count}, { onProgress: ({ done, total }) => bar.value = done / total });`,
+      "// One transaction: every profile moves to the partition its hash names under the new count.",
+    ]),
+  );
+  await showFill(store);
+}
+
+export async function initSamples(store) {
+  $("resize-count").value = (await store.customerDirectory()).map.partitionCount;
+  $("resize-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    void resize(store);
+  });
+  clearOnInvalid($("resize-form"), "resize-message");
   $("samples-form").addEventListener("submit", (e) => {
     e.preventDefault();
     clearResult("sample-message");

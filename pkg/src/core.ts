@@ -43,6 +43,35 @@ export function placeKey(key: string, email: boolean, partitionCount: number): {
   return placed >= CHANGED ? { key: canonicalEmail(key), index: placed - CHANGED } : { key, index: placed };
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * The partition index of each canonical key under `partitionCount`, many keys a crossing:
+ * keys are encoded into one buffer of at most a piece's bytes at a time (each key's UTF-8 is
+ * what placeKey hashes, lone surrogates included).
+ */
+export function partitionIndexes(keys: readonly string[], partitionCount: number): Uint32Array {
+  const out = new Uint32Array(keys.length);
+  for (let from = 0; from < keys.length; ) {
+    let to = from;
+    let room = 0;
+    while (to < keys.length && (to === from || room + keys[to]!.length * 3 <= HASH_PIECE)) room += keys[to++]!.length * 3;
+    const bytes = new Uint8Array(room);
+    const ends = new Uint32Array(to - from);
+    let at = 0;
+    for (let i = from; i < to; i++) {
+      at += encoder.encodeInto(keys[i]!, bytes.subarray(at)).written;
+      ends[i - from] = at;
+    }
+    out.set(
+      callCore(() => wasm.partitionIndexes(bytes.subarray(0, at), ends, partitionCount)),
+      from,
+    );
+    from = to;
+  }
+  return out;
+}
+
 // Partition names by count and index, made by the core once each: lookups name the same
 // few partitions again and again.
 const names = new Map<number, string[]>();

@@ -36,6 +36,19 @@ export interface Snapshot {
 /** How much of the whole map a write reads besides the instances it names. */
 export type ReadAll = "keys" | "values" | undefined;
 
+/** One whole-map rewrite in progress (see InstanceStore.rewrite). */
+export interface Rewrite {
+  meta: unknown;
+  /** Every instance of the map, in name order, and their values. */
+  names: string[];
+  values: unknown[];
+  /** Deletes every instance of the map. */
+  clear(): void;
+  /** Puts one instance; resolves when IndexedDB has done it (the transaction is still open). */
+  put(instance: string, value: unknown): Promise<void>;
+  putMeta(meta: object): void;
+}
+
 /** A request's result; a failed request rejects with the AttrmapError for it. */
 export function request<T>(req: IDBRequest<T>, doing: string): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -256,6 +269,43 @@ export class InstanceStore {
     });
     // Announced only once committed, and only when instances changed (not for a layout alone).
     if (changed.length > 0) announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: changed });
+    return result;
+  }
+
+  /**
+   * A transaction that rewrites a whole map, in steps: `body` reads the metadata and every
+   * instance, then replaces them, awaiting only the requests it is given (so the transaction
+   * stays active: a step may report progress between requests). All of it commits or none.
+   */
+  async rewrite<T>(map: string, doing: string, body: (tx: Rewrite) => Promise<T>): Promise<T> {
+    const changed = new Set<string>();
+    const result = await this.transaction("readwrite", doing, async (tx) => {
+      const store = tx.objectStore(INSTANCES);
+      const maps = tx.objectStore(MAPS);
+      const [meta, keys, values] = await Promise.all([
+        request(maps.get(map), doing),
+        request(store.getAllKeys(this.mapRange(map)), doing),
+        request(store.getAll(this.mapRange(map)), doing),
+      ]);
+      const names = keys.map((k) => (k as [string, string])[1]);
+      for (const name of names) changed.add(name);
+      return body({
+        meta,
+        names,
+        values,
+        clear: () => attempt(doing, () => void store.delete(this.mapRange(map))),
+        put: async (instance, value) => {
+          changed.add(instance);
+          await request(
+            attempt(doing, () => store.put(value, [map, instance])),
+            doing,
+          );
+        },
+        putMeta: (value) => attempt(doing, () => void maps.put(value, map)),
+      });
+    });
+    if (changed.size > 0)
+      announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: [...changed] });
     return result;
   }
 

@@ -26,7 +26,7 @@ export type { ChunkedLayout, Layout, LogState, PartitionedLayout, Segment } from
 export { MAX_BATCH } from "./limits.js";
 export type { LockGrant, LockKey, LockManagerLike, LockRequestOptions, LockWait, WriteOptions } from "./locks.js";
 export { InProcessLocks, lockName } from "./locks.js";
-export type { Partition, PartitionedMapOptions } from "./partitioned-map.js";
+export type { Partition, PartitionedMapOptions, ResizeOptions, ResizeProgress } from "./partitioned-map.js";
 export { PartitionedMap } from "./partitioned-map.js";
 export type { CustomerProfile, CustomerProfileInput, LogRecord, NewSubscriber, Subscriber } from "./records.js";
 export type { RetryOptions } from "./retry.js";

@@ -26,6 +26,17 @@ export interface PartitionedMapOptions {
 /** A partition instance: canonical key to value. A `Map`, so any string key round-trips (`__proto__` too). */
 export type Partition<V> = Map<string, V>;
 
+/** How far a resize has got: entries written to their new partitions, of all entries. */
+export interface ResizeProgress {
+  done: number;
+  total: number;
+}
+
+export interface ResizeOptions extends WriteOptions {
+  /** Called as entries are written to their new partitions (between IndexedDB requests). */
+  onProgress?: (progress: ResizeProgress) => void;
+}
+
 /** Why a stored value is not one this map holds, or undefined (customer profiles are checked; other maps hold any value). */
 export type EntryCheck = (key: string, value: unknown) => string | undefined;
 
@@ -353,6 +364,63 @@ export class PartitionedMap<V> {
         ),
       ),
     );
+  }
+
+  /**
+   * Moves every entry to the partition its hash names under `partitionCount`, removes the old
+   * partitions and stores the new count with `layoutVersion` + 1, all in one transaction:
+   * seen from outside (any tab, a crash at any moment) the map is as before or as after.
+   * It holds the map's lock alone: writers wait for it (or get `lock_conflict` with
+   * `lock: "ifAvailable"`) and are then placed under the new count. Aborting `signal` before
+   * the commit changes nothing. The whole map is in memory while it runs.
+   */
+  async resize(partitionCount: number, options: ResizeOptions = {}): Promise<void> {
+    const count = core.resolvePartitionCount(args.number("partitionCount", partitionCount));
+    const opts = writeOptions(options);
+    const progress = args.field("options", args.options("options", options), "onProgress");
+    const onProgress =
+      progress === undefined ? undefined : args.func<(p: ResizeProgress) => void>("options.onProgress", progress);
+    const stop = () => {
+      if (opts.signal?.aborted)
+        throw new AttrmapError("aborted", `the resize of map "${this.name}" was aborted`, { cause: opts.signal.reason });
+    };
+    const resized = await withLocks(this.ctx.locks, [{ key: lockKey(this.ctx, this.name), mode: "exclusive" }], opts, () =>
+      this.ctx.store.rewrite(this.name, `resizing map "${this.name}" to ${count} partitions`, async (tx) => {
+        this.adopt(tx.meta ?? this.layout);
+        const layout = this.layout;
+        if (layout.partitionCount === count) return layout;
+        const keys: string[] = [];
+        const values: V[] = [];
+        tx.names.forEach((name, i) => {
+          for (const [key, value] of this.partition(name, tx.values[i])) {
+            if (typeof key !== "string") throw corrupt(this.name, name, `a key is ${args.describeType(key)}, not a string`);
+            keys.push(key);
+            values.push(value);
+          }
+        });
+        const indexes = core.partitionIndexes(keys, count);
+        const moved = new Map<string, Partition<V>>();
+        indexes.forEach((index, i) => {
+          const name = core.partitionName(index, count);
+          let partition = moved.get(name);
+          if (!partition) moved.set(name, (partition = new Map()));
+          partition.set(keys[i]!, values[i]!);
+        });
+        stop();
+        tx.clear();
+        let done = 0;
+        for (const [name, partition] of [...moved].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          await tx.put(name, partition);
+          done += partition.size;
+          onProgress?.({ done, total: keys.length });
+          stop();
+        }
+        const after = { ...layout, partitionCount: count, layoutVersion: layout.layoutVersion + 1 };
+        tx.putMeta(after);
+        return after;
+      }),
+    );
+    this.layout = resized; // once committed
   }
 
   /**

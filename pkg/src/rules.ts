@@ -3,6 +3,7 @@
 // types, then asks the Rust core.
 import * as args from "./args.js";
 import * as core from "./core.js";
+import type { Segment } from "./layout.js";
 import { type CustomerProfile, type CustomerProfileInput, profileInput } from "./records.js";
 
 /** Where one email lives. */
@@ -71,11 +72,27 @@ export function placeCustomerProfile(profile: CustomerProfileInput, partitionCou
   return { profile: { ...input, emailAddress: placed.canonicalEmail }, ...placed };
 }
 
-/** `"current"` for `""` or `"current"`, the token itself for a chunk boundary; else throws `invalid_page_token`. */
-export function validatePageToken(token: string, chunkSize?: number): string {
+/**
+ * `"current"` for `""` or `"current"`, the token itself for a chunk boundary; else throws
+ * `invalid_page_token`. The layout is a chunk size (default 100), or the segments of a log
+ * whose chunk size changed: `[{ fromSequence: 1, chunkSize: 10 }, { fromSequence: 26, chunkSize: 3 }]`.
+ */
+export function validatePageToken(token: string, layout?: number | readonly Segment[]): string {
   const t = args.text("token", token);
-  const size = core.resolveChunkSize(args.optionalNumber("chunkSize", chunkSize));
-  return core.isCurrentToken(t, Float64Array.of(1, size)) ? core.CURRENT : t;
+  return core.isCurrentToken(t, segmentsArg(layout)) ? core.CURRENT : t;
+}
+
+/** A caller's chunk size or segment list as the core takes it: `[from, size, ...]`. */
+function segmentsArg(layout: unknown): Float64Array {
+  if (layout === undefined || typeof layout === "number") return Float64Array.of(1, core.resolveChunkSize(layout));
+  const list = args.list<unknown>("segments", layout, 1_000_000);
+  const flat = new Float64Array(list.length * 2);
+  list.forEach((segment, i) => {
+    const s = args.object(`segments[${i}]`, segment);
+    flat[i * 2] = args.number(`segments[${i}].fromSequence`, args.field(`segments[${i}]`, s, "fromSequence"));
+    flat[i * 2 + 1] = args.number(`segments[${i}].chunkSize`, args.field(`segments[${i}]`, s, "chunkSize"));
+  });
+  return flat;
 }
 
 /** The 20-digit token an archived chunk is stored under. Pass a bigint above 2^53 - 1. */

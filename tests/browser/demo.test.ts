@@ -170,13 +170,13 @@ test("subscriber archive: register 250 with the form, then walk pages by older, 
   });
   const at = (token: string) =>
     page.waitForFunction((token) => document.getElementById("page-token")?.textContent === token, token);
-  assert.deepEqual(await shown(), { token: "current", kind: "current chunk", first: "250", rows: 50 });
+  assert.deepEqual(await shown(), { token: "current", kind: "current chunk: 50 of 100", first: "250", rows: 50 });
   assert.match(await textOf(page, "#archive-code"), /await archive\.registerSubscriber\(\{"subscriberId":"sub-250"/);
   const newer = page.locator("[data-go=newer]").first();
   assert.equal(await newer.isDisabled(), true, "nothing is newer than current");
   await page.locator("[data-go=older]").last().click(); // the pager below the table
   await at("00000000000000000101");
-  assert.deepEqual(await shown(), { token: "00000000000000000101", kind: "archived chunk", first: "200", rows: 100 });
+  assert.deepEqual(await shown(), { token: "00000000000000000101", kind: "archived chunk of 100", first: "200", rows: 100 });
   await page.locator("[data-go=older]").first().click();
   await at("00000000000000000001");
   assert.equal(await page.locator("[data-go=older]").first().isDisabled(), true, "the oldest page has no older page");
@@ -282,4 +282,97 @@ test("two tabs: a subscriber registered in one appears in the other, and its rec
   assert.ok(box.y < PHONE.height, `recent changes start at y=${box.y}`);
   await shoot(second, "changes", "changes");
   assert.deepEqual([...first.errors, ...second.errors], []);
+});
+
+test("directory: a looked-up profile can be deleted, with the library call shown", async (t) => {
+  const { page } = await openDemo(t);
+  const form = page.locator("#profile-form");
+  await form.getByLabel("Email address").fill("dana@example.com");
+  await form.getByRole("button", { name: "Save profile" }).click();
+  await page.waitForFunction(() => document.getElementById("directory-message")?.textContent?.startsWith("Saved"));
+  await page.getByLabel("Look up email").fill(" DANA@example.com");
+  await page.getByRole("button", { name: "Delete profile" }).click();
+  await page.waitForFunction(() => document.getElementById("directory-message")?.textContent?.startsWith("Deleted"));
+  assert.equal(await textOf(page, "#directory-message"), `Deleted from ${refPartition("dana@example.com", 1000).name}.`);
+  assert.match(await textOf(page, "#directory-code"), /await directory\.deleteProfile\(" DANA@example\.com"\);/);
+  await page.getByRole("button", { name: "Look up" }).click();
+  await page.waitForFunction(() => document.getElementById("directory-message")?.textContent?.startsWith("404"));
+  await page.getByRole("button", { name: "Delete profile" }).click();
+  await page.waitForFunction(
+    () => document.getElementById("directory-message")?.textContent === "There was no profile to delete.",
+  );
+  assert.deepEqual(
+    page.errors.filter((e) => !EXPECTED_4XX.test(e)),
+    [],
+  );
+});
+
+test("partitions view: resizing the directory moves every profile, with progress, and the chart is redrawn", async (t) => {
+  const { page } = await openDemo(t);
+  await page.getByLabel("Profiles", { exact: true }).fill("3000");
+  await page.getByLabel("Subscribers", { exact: true }).fill("0");
+  await page.getByRole("button", { name: "Import" }).click();
+  await page.waitForFunction(() => document.getElementById("sample-message")?.textContent?.startsWith("Done"), undefined, {
+    timeout: 60_000,
+  });
+  assert.equal(await page.getByLabel("Partitions of the directory").inputValue(), "1000");
+  await page.getByLabel("Partitions of the directory").fill("250");
+  await page.getByRole("button", { name: "Resize" }).click();
+  await page.waitForFunction(() => document.getElementById("resize-message")?.textContent?.startsWith("The directory has"));
+  assert.equal(await textOf(page, "#resize-message"), "The directory has 250 partitions (layout version 2).");
+  assert.deepEqual(
+    await page.evaluate(() => {
+      const p = document.getElementById("resize-progress") as HTMLProgressElement;
+      return p.value === p.max;
+    }),
+    true,
+  );
+  await page.waitForFunction(() => document.getElementById("fill-partitions")?.textContent?.includes("of 250 partitions"));
+  assert.match(
+    await textOf(page, "#fill-partitions"),
+    /^3000 profiles in \d+ of 250 partitions: \d+ to \d+ per partition, 12\.0 on average\.$/,
+  );
+  assert.match(await textOf(page, "#samples-code"), /await directory\.map\.resize\(250, /);
+  // A lookup through the service worker finds a profile under the new layout.
+  await page.getByLabel("Look up email").fill("sample42@example.com");
+  await page.getByRole("button", { name: "Look up" }).click();
+  await page.waitForFunction(() => document.getElementById("directory-message")?.textContent?.startsWith("Read"));
+  assert.equal(await textOf(page, "#directory-message"), `Read from ${refPartition("sample42@example.com", 250).name}.`);
+  await shoot(page, "samples", "resized");
+  await page.setViewportSize(PHONE);
+  await shoot(page, "samples", "resized");
+  assert.deepEqual(page.errors, []);
+});
+
+test("archive: a chunk-size change archives current short, pages show their size, older archives are dropped", async (t) => {
+  const { page } = await openDemo(t);
+  await page.getByLabel("Profiles", { exact: true }).fill("0");
+  await page.getByLabel("Subscribers", { exact: true }).fill("250");
+  await page.getByRole("button", { name: "Import" }).click();
+  await page.waitForFunction(() => document.getElementById("sample-message")?.textContent?.startsWith("Done"));
+  const at = (token: string) =>
+    page.waitForFunction((token) => document.getElementById("page-token")?.textContent === token, token);
+  await page.locator("[data-go=newest]").first().click();
+  await page.waitForFunction(() => document.getElementById("page-kind")?.textContent === "current chunk: 50 of 100");
+  await page.getByLabel("Chunk size for new archives").fill("30");
+  await page.getByRole("button", { name: "Change chunk size" }).click();
+  await page.waitForFunction(() => document.getElementById("log-message")?.textContent?.startsWith("New archives"));
+  assert.equal(await textOf(page, "#page-kind"), "current chunk: 0 of 30");
+  assert.equal(await textOf(page, "#chunk-size-shown"), "30");
+  await page.locator("[data-go=older]").first().click();
+  await at("00000000000000000201");
+  assert.equal(await textOf(page, "#page-kind"), "archived chunk of 50");
+  await page.locator("[data-go=older]").first().click();
+  await at("00000000000000000101");
+  assert.equal(await textOf(page, "#page-kind"), "archived chunk of 100");
+  await page.getByRole("button", { name: "Drop the archives older than this page" }).click();
+  await page.waitForFunction(() => document.getElementById("log-message")?.textContent?.startsWith("Dropped"));
+  assert.equal(await textOf(page, "#log-message"), "Dropped 1 older archived chunks.");
+  assert.match(await textOf(page, "#archive-code"), /await archive\.log\.dropArchivesBefore\("00000000000000000101"\);/);
+  await page.getByLabel("Page token", { exact: true }).first().fill("00000000000000000101");
+  await page.getByRole("button", { name: "Show page" }).click();
+  await at("00000000000000000101");
+  assert.equal(await textOf(page, "#next-token"), "none: this is the oldest page");
+  await shoot(page, "archive", "archive-retention");
+  assert.deepEqual(page.errors, []);
 });

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { chromium, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import "./page-types.js";
 import { CHROMIUM_ARGS, openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
 
@@ -266,14 +266,15 @@ test("a tab closed in the middle of a stream of appends and rollovers leaves a v
   assert.ok(total >= 45, `only ${total} appends landed`);
 });
 
-test("a browser killed in the middle of a stream of appends leaves a valid log on reopen", async (t) => {
-  const profileDir = mkdtempSync(join(tmpdir(), "attrmap-kill-"));
-  // Our own Chromium process, so it can be killed outright (SIGKILL: no shutdown at all).
-  // Its own process group (detached), so that the kill takes every Chromium process at once.
+/** A Chromium of our own on `profileDir`, in its own process group, so a SIGKILL takes every process of it at once. */
+async function launchKillable(profileDir: string): Promise<{ context: BrowserContext; kill(): Promise<void> }> {
   const proc = spawn(
     "/usr/bin/chromium",
     ["--headless=new", ...CHROMIUM_ARGS, `--user-data-dir=${profileDir}`, "--remote-debugging-port=0", "about:blank"],
-    { stdio: ["ignore", "ignore", "pipe"], detached: true },
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+      detached: true,
+    },
   );
   const wsEndpoint = await new Promise<string>((resolve, reject) => {
     let seen = "";
@@ -285,17 +286,96 @@ test("a browser killed in the middle of a stream of appends leaves a valid log o
     proc.on("exit", () => reject(new Error(`chromium exited: ${seen}`)));
   });
   const cdpBrowser = await chromium.connectOverCDP(wsEndpoint);
-  const writer = await openTab(cdpBrowser.contexts()[0]!, server.origin);
+  return {
+    context: cdpBrowser.contexts()[0]!,
+    async kill() {
+      const exited = new Promise((r) => proc.on("exit", r));
+      process.kill(-proc.pid!, "SIGKILL"); // no shutdown at all
+      await exited;
+      // Reopen only once no process of the killed browser holds the profile's files.
+      while (processesUsing(profileDir)) await new Promise((r) => setTimeout(r, 50));
+    },
+  };
+}
+
+test("a browser killed in the middle of a stream of appends leaves a valid log on reopen", async (t) => {
+  const profileDir = mkdtempSync(join(tmpdir(), "attrmap-kill-"));
+  const killable = await launchKillable(profileDir);
+  const writer = await openTab(killable.context, server.origin);
   await startAppendStream(writer, "killed");
-  const exited = new Promise((r) => proc.on("exit", r));
-  process.kill(-proc.pid!, "SIGKILL");
-  await exited;
-  // Reopen only once no process of the killed browser holds the profile's files.
-  while (processesUsing(profileDir)) await new Promise((r) => setTimeout(r, 50));
+  await killable.kill();
   const reopened = await persistentContext(profileDir);
   t.after(() => reopened.dispose());
   const checker = await openTab(reopened.context, server.origin);
   const { problems, total } = await logInvariants(checker, "killed", 10);
   assert.deepEqual(problems, []);
   assert.ok(total >= 45, `only ${total} appends survived`);
+});
+
+test("a browser killed three times while resizing 20,000 entries: every entry once, right, a later resize works", async (t) => {
+  const profileDir = mkdtempSync(join(tmpdir(), "attrmap-kill-resize-"));
+  const ENTRIES = 20_000;
+  const setup = await persistentContext(profileDir);
+  await (await openTab(setup.context, server.origin)).evaluate(async (n) => {
+    const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m", { partitionCount: 1000 });
+    await map.upsertMany(Array.from({ length: n }, (_, i) => [`key-${i}`, `value-${i}`] as [string, string]));
+  }, ENTRIES);
+  await setup.context.close();
+  let partitions = 1000;
+  const outcomes: string[] = [];
+  // Killed as the resize starts (reading), half way through its writes, and after its last write (committing).
+  for (const [round, killAt] of [0, 0.5, 1].entries()) {
+    const target = partitions + 500 + round;
+    const killable = await launchKillable(profileDir);
+    const page = await openTab(killable.context, server.origin);
+    await page.evaluate(
+      ({ target }) => {
+        const w = window as unknown as { progress: number; failed: string };
+        w.progress = -1;
+        window.attrmap
+          .openAttrmap({ name: "resized" })
+          .partitionedMap<string>("m")
+          .then((map) => {
+            w.progress = 0;
+            return map.resize(target, { onProgress: (p) => (w.progress = p.done / p.total) });
+          })
+          .catch((e) => (w.failed = String(e)));
+      },
+      { target },
+    );
+    for (;;) {
+      const { progress, failed } = await page.evaluate(() => {
+        const w = window as unknown as { progress: number; failed?: string };
+        return { progress: w.progress, failed: w.failed };
+      });
+      assert.equal(failed, undefined, `round ${round}: the resize failed`);
+      if (progress >= killAt) break;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await killable.kill();
+    const reopened = await persistentContext(profileDir);
+    const check = await (await openTab(reopened.context, server.origin)).evaluate(async (n) => {
+      const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m");
+      const seen = new Map<string, string>();
+      let doubled = 0;
+      for await (const [key, value] of map.entries()) {
+        if (seen.has(key)) doubled++;
+        seen.set(key, value);
+      }
+      let wrong = 0;
+      for (let i = 0; i < n; i++) if (seen.get(`key-${i}`) !== `value-${i}`) wrong++;
+      const partitionCount = map.partitionCount;
+      const count = await map.count();
+      await map.resize(partitionCount + 1); // a later resize succeeds
+      return { partitionCount, count, doubled, wrong, size: seen.size, afterResize: await map.count() };
+    }, ENTRIES);
+    await reopened.context.close();
+    // As before the resize or as after it, never a mix: every entry once, with its value.
+    assert.ok([partitions, target].includes(check.partitionCount), `round ${round}: ${check.partitionCount} partitions`);
+    const whole = { count: ENTRIES, doubled: 0, wrong: 0, size: ENTRIES, afterResize: ENTRIES };
+    assert.deepEqual({ ...check, partitionCount: undefined }, { ...whole, partitionCount: undefined }, `round ${round}`);
+    outcomes.push(check.partitionCount === target ? "after" : "before");
+    partitions = check.partitionCount + 1;
+  }
+  t.diagnostic(`the killed resizes were found: ${outcomes.join(", ")}`);
 });

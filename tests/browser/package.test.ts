@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
-import { emailVectors, fnvVectors, tokenVectors } from "../vectors.js";
+import { emailVectors, fnvVectors, segmentedVectors, tokenVectors } from "../vectors.js";
 import { collectErrors, useChromium } from "./harness.js";
 
 const env = useChromium();
 
-const vectors = { email: emailVectors, fnv: fnvVectors, tokens: tokenVectors };
+const vectors = { email: emailVectors, fnv: fnvVectors, tokens: tokenVectors, segmented: segmentedVectors };
 
 // Runs in the browser (page or worker): every vector through the package; returns failures.
 const runVectors = `async (moduleUrl, v) => {
@@ -39,12 +39,19 @@ const runVectors = `async (moduleUrl, v) => {
     const got = r.err ? (r.isAttrmap && r.err.code === "invalid_page_token" ? r.err.message : "?") : r.ok;
     if (got !== want) fails.push("token " + c.id);
   }
+  for (const c of v.segmented.cases) {
+    const r = attempt(() => m.validatePageToken(c.token, c.segments));
+    const want = "error" in c.expect ? c.expect.error : c.expect.pageToken;
+    const got = r.err ? (r.isAttrmap && r.err.code === "invalid_page_token" ? r.err.message : "?") : r.ok;
+    if (got !== want) fails.push("segmented " + c.id);
+  }
   for (const c of v.tokens.archiveTokenCases) {
     const r = attempt(() => m.archiveChunkToken(BigInt(c.firstSequence)));
     const got = r.err ? r.err.code : r.ok;
     if (got !== ("error" in c.expect ? c.expect.error : c.expect.token)) fails.push("archive " + c.firstSequence);
   }
-  const checked = v.fnv.cases.length + v.email.cases.length + v.tokens.cases.length + v.tokens.archiveTokenCases.length;
+  const lists = [v.fnv.cases, v.email.cases, v.tokens.cases, v.tokens.archiveTokenCases, v.segmented.cases];
+  const checked = lists.reduce((n, list) => n + list.length, 0);
   return { fails, checked };
 }`;
 
@@ -64,7 +71,7 @@ test("a page imports the package and passes every vector", async () => {
     vectors,
   ] as const);
   assert.deepEqual(result.fails, []);
-  assert.ok(result.checked > 140, `checked ${result.checked}`);
+  assert.ok(result.checked > 240, `checked ${result.checked}`);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -85,7 +92,7 @@ test("a module worker imports the package and passes every vector", async () => 
     [runVectors, `${env.server.origin}/attrmap/dist/index.js`, vectors] as const,
   );
   assert.deepEqual(result.fails, []);
-  assert.ok(result.checked > 140);
+  assert.ok(result.checked > 240);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -277,7 +277,6 @@ def token_cases():
     add("largest-20-digit-boundary", "99999999999999999901")
     add("largest-20-digit-value", "99999999999999999999")
 
-
     archive = []
     for v in [1, 101, 12345, 9007199254740901, 9007199254740991, 99999999999999999999]:
         archive.append({"firstSequence": str(v), "expect": {"token": d20(v)}, "source": "python-reference"})
@@ -294,7 +293,116 @@ def token_cases():
     }
 
 
-FILES = {"fnv1a32.json": fnv_cases, "email.json": email_cases, "page-token.json": token_cases}
+# --- Segmented logs: chunk-size changes (a later layout must read both layouts)
+def seg_start(segments, v):
+    """First sequence of the chunk holding v (v >= 1): the last segment starting at or before v."""
+    frm, size = [s for s in segments if s[0] <= v][-1]
+    return frm + (v - frm) // size * size
+
+
+def seg_token_ok(token, segments):
+    if token in ("", "current"):
+        return True
+    if len(token) != 20 or any(c not in "0123456789" for c in token):
+        return False
+    v = int(token)
+    return v >= 1 and seg_start(segments, v) == v
+
+
+def seg_current_first(segments, next_sequence):
+    last_from = segments[-1][0]
+    return next_sequence if next_sequence <= last_from else seg_start(segments, next_sequence - 1)
+
+
+def seg_older(segments, retained_from, first):
+    """Token of the chunk just older than the one starting at `first`, or "" (none retained)."""
+    if first == 1:
+        return ""
+    older = seg_start(segments, first - 1)
+    return "" if older < retained_from else f"{older:020d}"
+
+
+def seg_cases():
+    layouts = {
+        "one-segment-100": [(1, 100)],
+        "10-then-3-from-26": [(1, 10), (26, 3)],
+        "100-then-50-from-251-then-7-from-401": [(1, 100), (251, 50), (401, 7)],
+        "1-then-1000000-from-5": [(1, 1), (5, 1000000)],
+        "3-then-100-from-9007199254740901": [(1, 3), (9007199254740901, 100)],
+    }
+
+    def segs_json(segments):
+        return [{"fromSequence": f, "chunkSize": c} for f, c in segments]
+
+    token_cases = []
+    page_cases = []
+    for name, segments in layouts.items():
+        probes = set()
+        for f, c in segments:
+            for v in (f, f + 1, f - 1, f + c, f + c - 1, f + c + 1, f + 2 * c, f + 3 * c):
+                if v >= 0:
+                    probes.add(v)
+        probes |= {1, 2, 10**19, 10**20 - 1, 10**20 - 7}
+        for v in sorted(probes):
+            token = f"{v:020d}"
+            if len(token) != 20:
+                continue
+            ok = seg_token_ok(token, segments)
+            token_cases.append({
+                "id": f"{name}-{v}", "segments": segs_json(segments), "token": token,
+                "expect": {"pageToken": token} if ok else {"error": f'invalid page token "{token}"'},
+                "source": "python-reference",
+            })
+        for token in ("", "current"):
+            token_cases.append({"id": f"{name}-{token or 'empty'}", "segments": segs_json(segments), "token": token,
+                                "expect": {"pageToken": "current"}, "source": "python-reference"})
+
+    def page_case(case_id, segments, next_sequence, retained_from, token):
+        first = seg_current_first(segments, next_sequence) if token == "current" else int(token)
+        latest = seg_older(segments, 1, seg_current_first(segments, next_sequence))
+        page_cases.append({
+            "id": case_id, "segments": segs_json(segments),
+            "state": {"nextSequence": next_sequence, "latestArchivedChunkToken": latest},
+            "retainedFrom": retained_from, "token": token,
+            "expect": {"firstSequence": first, "nextPageToken": seg_older(segments, retained_from, first)},
+            "source": "python-reference",
+        })
+
+    # One segment is the plain rule: the model agrees with page_token_ok on every probe.
+    for case in token_cases:
+        if case["id"].startswith("one-segment-100-"):
+            assert seg_token_ok(case["token"], [(1, 100)]) == page_token_ok(case["token"]), case["id"]
+    s = layouts["10-then-3-from-26"]
+    page_case("10-3-current-empty-after-change", s, 26, 1, "current")
+    page_case("10-3-short-chunk-before-change", s, 26, 1, "00000000000000000021")
+    page_case("10-3-first-chunk-of-new-segment", s, 33, 1, "00000000000000000026")
+    page_case("10-3-current-after-appends", s, 33, 1, "current")
+    page_case("10-3-oldest-chunk", s, 33, 1, "00000000000000000001")
+    page_case("10-3-oldest-retained-after-retention", s, 33, 21, "00000000000000000021")
+    page_case("10-3-retained-from-new-segment", s, 33, 26, "00000000000000000029")
+    s = layouts["100-then-50-from-251-then-7-from-401"]
+    page_case("three-segments-current", s, 420, 1, "current")
+    page_case("three-segments-first-of-third", s, 420, 1, "00000000000000000401")
+    page_case("three-segments-short-end-of-second", s, 420, 1, "00000000000000000351")
+    page_case("three-segments-first-of-second", s, 420, 1, "00000000000000000251")
+    page_case("three-segments-short-end-of-first", s, 420, 1, "00000000000000000201")
+    page_case("three-segments-after-retention", s, 420, 301, "00000000000000000301")
+    s = layouts["one-segment-100"]
+    page_case("one-segment-spec-example-current", s, 251, 1, "current")
+    page_case("one-segment-spec-example-middle", s, 251, 1, "00000000000000000101")
+    page_case("one-segment-spec-example-oldest", s, 251, 1, "00000000000000000001")
+    return {
+        "name": "segmented-log",
+        "description": "Logs whose chunk size changed: a segment list [{fromSequence, chunkSize}] says from which sequence "
+        "chunks hold how many records (chunks start at fromSequence + k * chunkSize inside their segment; the last chunk "
+        "before the next segment may be shorter). A token is valid when it is the first sequence of a chunk of the segment "
+        "it falls in; a page's nextPageToken names the chunk just older, or \"\" when none is retained.",
+        "cases": token_cases,
+        "pageCases": page_cases,
+    }
+
+
+FILES = {"fnv1a32.json": fnv_cases, "email.json": email_cases, "page-token.json": token_cases, "segmented-log.json": seg_cases}
 
 
 def render(build) -> str:

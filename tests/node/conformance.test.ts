@@ -1,8 +1,18 @@
 // Every cross-SDK vector, through the package as a user imports it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AttrmapError, archiveChunkToken, canonicalEmailAddress, emailPartition, fnv1a32, validatePageToken } from "attrmap";
-import { emailInput, emailVectors, expand, fnvInput, fnvVectors, tokenVectors } from "../vectors.js";
+import {
+  AttrmapError,
+  archiveChunkToken,
+  canonicalEmailAddress,
+  emailPartition,
+  fnv1a32,
+  openAttrmap,
+  validatePageToken,
+} from "attrmap";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { rawPut } from "../shared/raw-idb.js";
+import { emailInput, emailVectors, expand, fnvInput, fnvVectors, segmentedVectors, tokenVectors } from "../vectors.js";
 
 function thrown(f: () => unknown): AttrmapError {
   try {
@@ -71,5 +81,45 @@ test("archiveChunkToken matches every archive-token vector, as bigint and as saf
       assert.equal(archiveChunkToken(big), c.expect.token, c.firstSequence);
       if (asNumber !== undefined) assert.equal(archiveChunkToken(asNumber), c.expect.token);
     }
+  }
+});
+
+test("validatePageToken with segments matches every segmented-log token vector", () => {
+  assert.ok(segmentedVectors.cases.length >= 60);
+  for (const c of segmentedVectors.cases) {
+    if ("error" in c.expect) assert.equal(thrown(() => validatePageToken(c.token, c.segments)).message, c.expect.error, c.id);
+    else assert.equal(validatePageToken(c.token, c.segments), c.expect.pageToken, c.id);
+  }
+});
+
+test("a stored log of every segmented page vector pages as the vector says", async () => {
+  assert.ok(segmentedVectors.pageCases.length >= 12);
+  const indexedDB = new IDBFactory();
+  const store = openAttrmap({ name: "vectors", indexedDB, IDBKeyRange });
+  for (const c of segmentedVectors.pageCases) {
+    await store.chunkedLog(c.id, { chunkSize: c.segments[0]!.chunkSize }); // creates the database and the log
+    // The layout and state of the vector, and the chunk it asks for, written as a server would store them.
+    const meta = {
+      kind: "chunked",
+      layoutVersion: c.segments.length,
+      segments: c.segments,
+      state: c.state,
+      retainedFrom: c.retainedFrom,
+    };
+    await rawPut("vectors", "maps", c.id, meta, indexedDB);
+    const first = c.expect.firstSequence;
+    const segment = c.segments.filter((s) => s.fromSequence <= first).at(-1)!;
+    const nextFrom = c.segments.find((s) => s.fromSequence > first)?.fromSequence ?? Number.POSITIVE_INFINITY;
+    const length = c.token === "current" ? c.state.nextSequence - first : Math.min(segment.chunkSize, nextFrom - first);
+    const records = Array.from({ length }, (_, i) => ({ sequence: first + i, value: i }));
+    await rawPut("vectors", "instances", [c.id, c.token], records, indexedDB);
+    const log = await store.chunkedLog(c.id);
+    const page = await log.page(c.token);
+    assert.equal(page.nextPageToken, c.expect.nextPageToken, c.id);
+    assert.deepEqual(
+      page.records.map((r) => r.sequence),
+      records.map((r) => r.sequence).reverse(),
+      c.id,
+    );
   }
 });

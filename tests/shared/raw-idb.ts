@@ -1,10 +1,10 @@
-// Plain IndexedDB access for tests, in a page: writing what another program could have
-// written into attrmap's database, behind the library's back.
+// Plain IndexedDB access for tests (in a page, or in Node with a factory passed in): writing
+// what another program could have written into attrmap's database, behind the library's back.
 
 /** Opens `database` at whatever version it has, runs `body` in one readwrite transaction over `store`, and closes. */
-export function rawWrite(database: string, store: string, body: (s: IDBObjectStore) => void): Promise<void> {
+export function rawWrite(database: string, store: string, body: (s: IDBObjectStore) => void, factory = indexedDB): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = indexedDB.open(database);
+    const req = factory.open(database);
     req.onerror = () => reject(req.error);
     req.onsuccess = () => {
       const db = req.result;
@@ -23,14 +23,14 @@ export function rawWrite(database: string, store: string, body: (s: IDBObjectSto
 }
 
 /** Puts `value` under `key` in `store` of `database`. */
-export function rawPut(database: string, store: string, key: IDBValidKey, value: unknown): Promise<void> {
-  return rawWrite(database, store, (s) => void s.put(value, key));
+export function rawPut(database: string, store: string, key: IDBValidKey, value: unknown, factory?: IDBFactory): Promise<void> {
+  return rawWrite(database, store, (s) => void s.put(value, key), factory);
 }
 
 /** Reads `key` of `store` in `database`. */
-export function rawGet(database: string, store: string, key: IDBValidKey): Promise<unknown> {
+export function rawGet(database: string, store: string, key: IDBValidKey, factory = indexedDB): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const req = indexedDB.open(database);
+    const req = factory.open(database);
     req.onerror = () => reject(req.error);
     req.onsuccess = () => {
       const db = req.result;
