@@ -113,14 +113,17 @@ lint: tests/node_modules/.package-lock.json | wasm-tools
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --target $(WASM_TARGET) --all-targets -- -D warnings
-	tests/node_modules/.bin/biome check .
+	tests/node_modules/.bin/biome check --error-on-warnings .
 	node scripts/line-width.mjs
 
 test-vectors:
 	python3 tests/conformance/generate.py --check
 
+# The crate's command-line check of an export: the valid vector passes, an invalid one fails.
 test-rust:
 	cargo test
+	cargo run -q --example verify-export -- tests/conformance/export/valid.ndjson
+	! cargo run -q --example verify-export -- tests/conformance/export/invalid-key-in-wrong-partition.ndjson 2>/dev/null
 
 test-wasm-node: | wasm-tools
 	$(WASM_TEST_ENV) cargo test --target $(WASM_TARGET) --test conformance --test bindings

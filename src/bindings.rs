@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use crate::chunk::Log;
 use crate::error::{Error, Result};
 use crate::layout::{whole_number, ChunkSize, KeyRule, PartitionCount, Segments, FIRST_LAYOUT_VERSION, MAX_SEQUENCE};
-use crate::{chunk, email, fnv, layout, partition, subscriber, token};
+use crate::{chunk, email, export, fnv, layout, partition, subscriber, token};
 
 /// The longest string (in UTF-16 code units) the TypeScript layer lets cross into wasm. Its
 /// UTF-8 copy needs up to three bytes a unit, so one crossing never asks for more than 12 MiB.
@@ -113,6 +113,12 @@ pub fn first_layout_version() -> f64 {
 #[wasm_bindgen(js_name = checkLayoutVersion)]
 pub fn check_layout_version(version: f64) -> Result<()> {
     whole_number("layoutVersion", version, FIRST_LAYOUT_VERSION, MAX_SEQUENCE).map(|_| ())
+}
+
+/// Checks a caller's map name (`arg` names the argument): names beginning with U+0000 are reserved.
+#[wasm_bindgen(js_name = checkMapName)]
+pub fn check_map_name(arg: &str, name: &str) -> Result<()> {
+    crate::check_map_name(arg, name)
 }
 
 /// Checks a key rule's name: built in (`custom` false) or the caller's own.
@@ -274,4 +280,72 @@ pub fn drop_plan(book: &[f64], latest: &str, page_token: &str, record_name: &str
 #[wasm_bindgen(js_name = checkSubscriberFields)]
 pub fn check_subscriber_fields(subscriber_id_len: f64, delivery_address_len: f64) -> Result<()> {
     subscriber::check_required(subscriber_id_len as usize, delivery_address_len as usize)
+}
+
+// ---- export files --------------------------------------------------------------------
+
+/// The export format's name and version, as its header line states them.
+#[wasm_bindgen(js_name = exportFormat)]
+pub fn export_format() -> Vec<JsValue> {
+    vec![JsValue::from_str(export::FORMAT), JsValue::from_f64(export::VERSION as f64)]
+}
+
+/// Checks an export line by line (see `export.rs`); each method is one line. The caller reads
+/// each line's JSON and passes what it found; call `free()` when done.
+#[wasm_bindgen(js_name = ExportVerifier)]
+#[derive(Default)]
+pub struct JsExportVerifier(export::Verifier);
+
+#[wasm_bindgen(js_class = ExportVerifier)]
+impl JsExportVerifier {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> JsExportVerifier {
+        JsExportVerifier::default()
+    }
+
+    /// A line that is not JSON, or not a line of the format: the error for it, to throw.
+    #[wasm_bindgen(js_name = badLine)]
+    pub fn bad_line(&mut self, reason: &str, what: &str) -> JsValue {
+        self.0.bad_line(reason, what).into()
+    }
+
+    pub fn header(&mut self, format: &str, version: f64) -> Result<()> {
+        self.0.header(format, version)
+    }
+
+    #[wasm_bindgen(js_name = partitionedLayout)]
+    pub fn partitioned_layout(&mut self, map: &str, layout_version: f64, partition_count: f64, key_rule: &str) -> Result<()> {
+        self.0.partitioned_layout(map, layout_version, partition_count, key_rule)
+    }
+
+    #[wasm_bindgen(js_name = chunkedLayout)]
+    pub fn chunked_layout(&mut self, map: &str, layout_version: f64, segments: &[f64]) -> Result<()> {
+        self.0.chunked_layout(map, layout_version, segments)
+    }
+
+    pub fn state(&mut self, map: &str, next_sequence: f64, latest: &str) -> Result<()> {
+        self.0.state(map, next_sequence, latest)
+    }
+
+    /// A partition line: its keys' UTF-8 bytes one after another, `ends[i]` where key `i` ends.
+    pub fn partition(&mut self, map: &str, instance: &str, keys: &[u8], ends: &[u32]) -> Result<()> {
+        self.0.partition(map, instance, keys, ends)
+    }
+
+    /// A chunk line: its records' sequences, oldest first.
+    pub fn chunk(&mut self, map: &str, instance: &str, sequences: &[f64]) -> Result<()> {
+        self.0.chunk(map, instance, sequences)
+    }
+
+    /// The first sequence the log being read keeps, once its state is known.
+    #[wasm_bindgen(js_name = retainedFrom)]
+    pub fn retained_from(&self) -> Option<f64> {
+        self.0.retained_from().map(|s| s as f64)
+    }
+
+    /// After the last line: `[maps, instances, entries]`.
+    pub fn finish(&mut self) -> Result<Vec<f64>> {
+        let s = self.0.finish()?;
+        Ok(vec![s.maps as f64, s.instances as f64, s.entries as f64])
+    }
 }

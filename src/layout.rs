@@ -38,6 +38,21 @@ pub fn whole_number(name: &str, value: f64, min: u64, max: u64) -> Result<u64> {
     }
 }
 
+/// Map names that begin with this (U+0000) are attrmap's own, such as an import's staging
+/// area: no caller's map may take one, so nothing of attrmap's can collide with a caller's.
+pub const RESERVED_MAP_PREFIX: &str = "\u{0}";
+
+/// Checks a caller's map name (`arg` names the argument): any string but a reserved one.
+pub fn check_map_name(arg: &str, name: &str) -> Result<()> {
+    if name.starts_with(RESERVED_MAP_PREFIX) {
+        return Err(Error::invalid_argument(format!(
+            "{arg} \"{}\" begins with U+0000, which attrmap reserves for its own maps",
+            clip(&name.escape_default().to_string())
+        )));
+    }
+    Ok(())
+}
+
 /// A partition count of at least 1. Changing it moves most keys, so it is stored with the map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartitionCount(u32);
@@ -318,6 +333,15 @@ mod tests {
         assert_eq!(whole_number("n", f64::NAN, 1, 10).unwrap_err().message, "n must be an integer from 1 to 10, got NaN");
         assert_eq!(describe_number(4294967296.0), "4294967296");
         assert_eq!(describe_number(-0.0), "0");
+    }
+
+    #[test]
+    fn map_names_that_begin_with_nul_are_reserved() {
+        assert_eq!(check_map_name("name", ""), Ok(()));
+        assert_eq!(check_map_name("name", "a\u{0}b"), Ok(()));
+        let e = check_map_name("name", "\u{0}attrmap-import/x").unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert_eq!(e.message, "name \"\\u{0}attrmap-import/x\" begins with U+0000, which attrmap reserves for its own maps");
     }
 
     #[test]

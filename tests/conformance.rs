@@ -158,3 +158,62 @@ fn segmented_page_vectors() {
         assert_eq!(log.older_token(first), s(&case["expect"]["nextPageToken"]), "{id}");
     }
 }
+
+#[path = "../examples/verify-export.rs"]
+#[allow(dead_code)]
+mod verify_export;
+
+/// Every export file the index names, compiled in (wasm tests cannot read files at run time).
+macro_rules! export_files {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("conformance/export/", $name)))),*]
+    };
+}
+
+const EXPORT_INDEX: &str = include_str!("conformance/export.json");
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn export_files_are_accepted_or_refused_at_their_line_for_their_reason() {
+    let files = export_files![
+        "invalid-archive-missing.ndjson",
+        "invalid-current-disagrees-with-state.ndjson",
+        "invalid-current-missing.ndjson",
+        "invalid-header-version.ndjson",
+        "invalid-instance-twice.ndjson",
+        "invalid-key-in-wrong-partition.ndjson",
+        "invalid-key-not-canonical.ndjson",
+        "invalid-latest-token-wrong.ndjson",
+        "invalid-map-order.ndjson",
+        "invalid-no-header.ndjson",
+        "invalid-not-json.ndjson",
+        "invalid-partition-name-width.ndjson",
+        "invalid-reserved-map-name.ndjson",
+        "invalid-sequence-wrong.ndjson",
+        "invalid-state-missing.ndjson",
+        "invalid-token-off-boundary.ndjson",
+        "invalid-unknown-line.ndjson",
+        "valid.ndjson",
+    ];
+    let index = cases(EXPORT_INDEX, "cases");
+    assert_eq!(index.len(), files.len(), "every file of the index is compiled in here");
+    for case in index {
+        let name = s(&case["file"]).trim_start_matches("export/");
+        let (_, text) = files.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("{name} is not compiled in"));
+        let expect = &case["expect"];
+        match verify_export::verify(text.as_bytes()) {
+            Ok(summary) => {
+                assert_eq!(summary.maps, expect["maps"].as_u64().unwrap(), "{name}");
+                assert_eq!(summary.instances, expect["instances"].as_u64().unwrap(), "{name}");
+                assert_eq!(summary.entries, expect["entries"].as_u64().unwrap(), "{name}");
+            }
+            Err(e) => {
+                let error = &expect["error"];
+                assert!(!error.is_null(), "{name} was refused: {}", e.message);
+                let line = error["line"].as_u64().unwrap();
+                assert!(e.message.starts_with(&format!("line {line}: ")), "{name}: {}", e.message);
+                assert!(e.message.ends_with(&format!("({})", s(&error["reason"]))), "{name}: {}", e.message);
+            }
+        }
+    }
+}

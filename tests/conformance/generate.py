@@ -402,7 +402,184 @@ def seg_cases():
     }
 
 
-FILES = {"fnv1a32.json": fnv_cases, "email.json": email_cases, "page-token.json": token_cases, "segmented-log.json": seg_cases}
+
+# --- Export files: a valid export, and variants that each break one rule on a known line
+def dumps(value) -> str:
+    """One JSON line as attrmap writes it: no spaces, non-ASCII as is, object keys in the order given."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def partitioned(count: int, rule: str) -> dict:
+    """A partitioned map's layout record, as created (layout version 1)."""
+    return {"kind": "partitioned", "layoutVersion": 1, "partitionCount": count, "keyRule": rule}
+
+
+def chunked(version: int, segments) -> dict:
+    """A chunked log's layout record for (fromSequence, chunkSize) segments."""
+    return {"kind": "chunked", "layoutVersion": version, "segments": [{"fromSequence": f, "chunkSize": c} for f, c in segments]}
+
+
+def utf16_order(text: str) -> bytes:
+    """Sorts strings by UTF-16 code units, as JavaScript and IndexedDB do (big-endian units compare as bytes)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def export_valid():
+    """The lines of a valid export: a directory, a log with two segments, a retained log, a generic map."""
+    lines = [{"format": "attrmap-export", "version": 1}]
+    # The customer directory: profiles by canonical email, 1000 partitions.
+    emails = [g[0] for g in SPEC_GOLDEN] + [f"User{i}@Example.com" for i in range(12)]
+    parts = {}
+    for email in emails:
+        canon = canonical(email)
+        index = fnv1a32(canon.encode()) % PARTITIONS
+        profile = {"emailAddress": canon, "fullName": f"Name of {canon}", "companyName": "Example", "customerTier": "gold"}
+        parts.setdefault(index, {})[canon] = profile
+    directory = "CustomerProfilesByEmailPartition"
+    lines.append({"map": directory, "layout": partitioned(PARTITIONS, "email")})
+    for index in sorted(parts):
+        entries = dict(sorted(parts[index].items(), key=lambda kv: utf16_order(kv[0])))
+        lines.append({"map": directory, "instance": f"partition-{index:03d}", "value": entries})
+    # The subscriber archive: chunks of 10 up to 25, then of 3 (changeChunkSize(3) at 26), 32 records.
+    subs = "SubscriberChunks"
+    segments = [(1, 10), (26, 3)]
+    lines.append({"map": subs, "layout": chunked(2, segments)})
+    lines.append({"map": subs, "state": {"nextSequence": 33, "latestArchivedChunkToken": f"{29:020d}"}})
+    def records(first, last, make):
+        return [make(s) for s in range(first, last + 1)]
+    def subscriber(s):
+        return {"sequence": s, "subscriberId": f"s-{s}", "deliveryAddress": f"s{s}@example.com"}
+    for first, last in [(1, 10), (11, 20), (21, 25), (26, 28), (29, 31)]:
+        lines.append({"map": subs, "instance": f"{first:020d}", "value": records(first, last, subscriber)})
+    lines.append({"map": subs, "instance": "current", "value": records(32, 32, subscriber)})
+    # A generic log of chunks of 5 whose archives before 6 were dropped (retention).
+    audit = "audit"
+    lines.append({"map": audit, "layout": chunked(1, [(1, 5)])})
+    lines.append({"map": audit, "state": {"nextSequence": 18, "latestArchivedChunkToken": f"{11:020d}"}})
+    def event(s):
+        text = f'line "{s}"\nand a tab\there'
+        return {"sequence": s, "value": {"type": "edit", "text": text, "tags": ["a", None, True, 1.5, -3]}}
+    for first, last in [(6, 10), (11, 15)]:
+        lines.append({"map": audit, "instance": f"{first:020d}", "value": records(first, last, event)})
+    lines.append({"map": audit, "instance": "current", "value": records(16, 17, event)})
+    # A generic map with exact keys, any JSON values.
+    settings = "settings"
+    lines.append({"map": settings, "layout": partitioned(4, "exact")})
+    values = {"__proto__": {"nested": {"deep": [1, 2, {"x": "y"}]}}, "": "empty key", " Theme ": "dark", "constructor": None,
+              "lang": "en", "é": "non-ASCII key"}
+    by = {}
+    for key, value in values.items():
+        by.setdefault(fnv1a32(key.encode()) % 4, {})[key] = value
+    for index in sorted(by):
+        ordered = dict(sorted(by[index].items(), key=lambda kv: utf16_order(kv[0])))
+        lines.append({"map": settings, "instance": f"partition-{index}", "value": ordered})
+    # Two maps whose names sort differently by code point and by UTF-16 code unit (U+1F600 is
+    # D83D DE00 in UTF-16): names are in UTF-16 order, the order of IndexedDB and JavaScript.
+    for name in sorted(["\ufffd replacement", "\U0001f600 emoji"], key=utf16_order):
+        lines.append({"map": name, "layout": partitioned(1, "exact")})
+        keys = ["\ufffd", "\U0001f600", "z"]
+        lines.append({"map": name, "instance": "partition-0", "value": {k: name for k in sorted(keys, key=utf16_order)}})
+    return lines
+
+
+def export_files():
+    valid = export_valid()
+    text = lambda lines: "".join(l if isinstance(l, str) else dumps(l) + "\n" for l in lines)
+    counts = {"maps": sum(1 for l in valid if "layout" in l), "instances": sum(1 for l in valid if "instance" in l),
+              "entries": sum(len(l["value"]) for l in valid if "instance" in l)}
+    files = {"valid.ndjson": (text(valid), counts)}
+    where = {}
+    for i, l in enumerate(valid):
+        where.setdefault((l.get("map"), "layout" in l, "state" in l, l.get("instance")), i)
+    def line_of(map_name, instance=None, layout=False, state=False):
+        return where[(map_name, layout, state, instance)]
+    def variant(name, reason, at, lines, note):
+        # `at` is the 0-based index of the line that breaks the rule; lines are 1-based in files.
+        files[f"invalid-{name}.ndjson"] = (text(lines), {"error": {"line": at + 1, "reason": reason}, "note": note})
+    d, s = "CustomerProfilesByEmailPartition", "SubscriberChunks"
+    v = list(valid)
+    v[0] = {"format": "attrmap-export", "version": 2}
+    variant("header-version", "bad-header", 0, v, "An export of another version.")
+    variant("no-header", "bad-header", 0, valid[1:], "The header line is missing.")
+    v = list(valid)
+    k = line_of(s, layout=True)
+    v[k] = dumps(v[k])[:-1] + "\n"
+    variant("not-json", "invalid-json", k, v, "A line cut short: not JSON.")
+    v = list(valid)
+    first_part = line_of(d, valid[2]["instance"])
+    v.insert(1, valid[line_of("settings", layout=True)])
+    at = line_of(d, layout=True) + 1
+    variant("map-order", "map-order", at, v[:at + 1], "Maps come in name order: settings cannot come before the directory.")
+    v = list(valid)
+    entry = dict(v[first_part]["value"])
+    key = next(iter(entry))
+    entry[key.upper()] = entry.pop(key)
+    v[first_part] = {**v[first_part], "value": entry}
+    variant("key-not-canonical", "key-not-canonical", first_part, v, "A key of the email rule in upper case.")
+    v = list(valid)
+    second = first_part + 1
+    moved = dict(v[second]["value"])
+    moved.update(v[first_part]["value"])
+    v[second] = {**v[second], "value": moved}
+    v[first_part] = {**v[first_part], "value": {}}
+    del v[first_part]
+    variant("key-in-wrong-partition", "key-in-wrong-partition", second - 1, v, "An entry in a partition its hash does not name.")
+    v = list(valid)
+    v[first_part] = {**v[first_part], "instance": "partition-" + v[first_part]["instance"][-3:].rjust(4, "0")}
+    variant("partition-name-width", "bad-partition-name", first_part, v, "partition-0NNN is not a name under 1000 partitions.")
+    v = list(valid)
+    v.insert(first_part + 1, valid[first_part])
+    variant("instance-twice", "instance-order", first_part + 1, v, "The same partition twice.")
+    v = list(valid)
+    k = line_of(s, f"{26:020d}")
+    v[k] = {**v[k], "instance": f"{27:020d}"}
+    variant("token-off-boundary", "bad-token", k, v, "27 is not a chunk boundary: chunks of 3 start at 26, 29, ...")
+    v = list(valid)
+    k = line_of(s, f"{11:020d}")
+    del v[k]
+    variant("archive-missing", "sequence-gap", k, v, "The archive of 11..20 is missing: 21 does not follow 1..10.")
+    v = list(valid)
+    k = line_of(s, f"{21:020d}")
+    v[k] = {**v[k], "value": [dict(r, sequence=r["sequence"] + (1 if i == 2 else 0)) for i, r in enumerate(v[k]["value"])]}
+    variant("sequence-wrong", "bad-chunk", k, v, "A record with the sequence of its neighbour.")
+    v = list(valid)
+    k = line_of(s, state=True)
+    v[k] = {"map": s, "state": {"nextSequence": 34, "latestArchivedChunkToken": f"{29:020d}"}}
+    variant("current-disagrees-with-state", "bad-chunk", line_of(s, "current"), v,
+            "The state says current holds 32 and 33; it holds 32.")
+    v = list(valid)
+    v[k] = {"map": s, "state": {"nextSequence": 33, "latestArchivedChunkToken": f"{26:020d}"}}
+    variant("latest-token-wrong", "bad-state", k, v, "The latest archived token must name the chunk just before current.")
+    v = list(valid)
+    del v[k]
+    variant("state-missing", "missing-state", k, v, "A log's chunks without its state line.")
+    v = list(valid)
+    k = line_of(s, "current")
+    del v[k]
+    variant("current-missing", "missing-current", k, v,
+            "The state says current holds a record, but no current line comes before the next map.")
+    v = list(valid)
+    k = line_of("audit", layout=True)
+    v.insert(k, {"map": "audit"})
+    variant("unknown-line", "bad-line", k, v, "A line that is neither a layout, a state nor an instance.")
+    v = list(valid)
+    k = line_of(d, layout=True)
+    v.insert(k, {"map": "\u0000staged", "layout": partitioned(1, "exact")})
+    variant("reserved-map-name", "bad-layout", k, v, "Map names that begin with U+0000 are reserved for attrmap's own use.")
+    return files
+
+
+def export_index():
+    return {
+        "name": "export",
+        "description": "Export files (newline-delimited JSON, docs/export-format.md): valid.ndjson must import with the "
+        "counts given; each invalid file must be refused whole, at the line and for the reason given (the reason names "
+        "the rule broken, and is part of the message as (reason)).",
+        "cases": [{"file": f"export/{name}", "expect": expect} for name, (_, expect) in export_files().items()],
+    }
+
+FILES = {"fnv1a32.json": fnv_cases, "email.json": email_cases, "page-token.json": token_cases, "segmented-log.json": seg_cases,
+         "export.json": export_index}
 
 
 def render(build) -> str:
@@ -412,17 +589,20 @@ def render(build) -> str:
 def main(argv):
     check = "--check" in argv
     stale = []
-    for name, build in FILES.items():
-        text, path = render(build), HERE / name
+    outputs = {name: render(build) for name, build in FILES.items()}
+    outputs.update({f"export/{name}": text for name, (text, _) in export_files().items()})
+    (HERE / "export").mkdir(exist_ok=True)
+    for name, text in outputs.items():
+        path = HERE / name
         if check:
-            if not path.exists() or path.read_text() != text:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
                 stale.append(name)
         else:
-            path.write_text(text)
+            path.write_text(text, encoding="utf-8")
     if stale:
         print("conformance vectors differ from generate.py: " + ", ".join(stale) + " (run python3 tests/conformance/generate.py)")
         return 1
-    print("conformance vectors: " + ("up to date" if check else "written") + f" ({len(FILES)} files)")
+    print("conformance vectors: " + ("up to date" if check else "written") + f" ({len(outputs)} files)")
     return 0
 
 
