@@ -2,7 +2,7 @@
 // values are never coerced, and an object is read here, field by field, so no caller code
 // (a getter, a proxy trap) runs while wasm is on the stack. Value rules (ranges, formats)
 // stay in Rust; these checks only make sure Rust receives the primitives it expects.
-import { MAX_TEXT_LENGTH } from "./core.js";
+import { checkMapName, MAX_TEXT_LENGTH } from "./core.js";
 import { AttrmapError } from "./errors.js";
 
 /** `f()`, or `fallback` when a caller's proxy or getter throws inside it. */
@@ -41,6 +41,13 @@ function wrongType(name: string, wanted: string, value: unknown): AttrmapError {
 export function string(name: string, value: unknown): string {
   if (typeof value !== "string") throw wrongType(name, "a string", value);
   return value;
+}
+
+/** A map name: a string short enough for wasm and not one the core reserves. */
+export function mapName(name: string, value: unknown): string {
+  const s = text(name, value);
+  checkMapName(name, s);
+  return s;
 }
 
 /** A string short enough to cross into wasm. */
@@ -160,9 +167,14 @@ export function bytes(name: string, value: unknown): Uint8Array {
   }
 }
 
+/** `value instanceof type`: false when the platform lacks `type`, or for a revoked proxy (its prototype can't be read). */
+export function isInstance(value: unknown, type: (abstract new (...args: never[]) => unknown) | undefined): boolean {
+  return type !== undefined && safely(() => value instanceof type, false);
+}
+
 /** An AbortSignal, or absent. */
 export function signal(name: string, value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
-  if (typeof AbortSignal !== "undefined" && safely(() => value instanceof AbortSignal, false)) return value as AbortSignal;
+  if (isInstance(value, globalThis.AbortSignal)) return value as AbortSignal;
   throw wrongType(name, "an AbortSignal", value);
 }

@@ -4,8 +4,12 @@ import { type Change, watchChanges } from "./changes.js";
 import { ChunkedLog, type ChunkedLogOptions } from "./chunked-log.js";
 import type { Context } from "./context.js";
 import { CustomerDirectory, type CustomerDirectoryOptions } from "./customer-directory.js";
+import { type DexExportOptions, type DexRequest, dexRequests } from "./dex.js";
 import { AttrmapError } from "./errors.js";
+import { type ExportOptions, exportStream } from "./export-data.js";
 import { InstanceStore } from "./idb.js";
+import { type ImportOptions, type ImportSummary, importData } from "./import-data.js";
+import { type LiveQuery, liveQuery } from "./live.js";
 import { defaultLocks, type LockManagerLike } from "./locks.js";
 import { PartitionedMap, type PartitionedMapOptions } from "./partitioned-map.js";
 import { type LogRecord, valueRecords } from "./records.js";
@@ -47,12 +51,12 @@ export class Attrmap {
 
   /** A generic partitioned map of values of type `V`. */
   async partitionedMap<V>(name: string, options: PartitionedMapOptions = {}): Promise<PartitionedMap<V>> {
-    return PartitionedMap.open<V>(this.ctx, args.string("name", name), options);
+    return PartitionedMap.open<V>(this.ctx, args.mapName("name", name), options);
   }
 
   /** A generic chunked log of values of type `V`, stored as `{sequence, value}` records. */
   async chunkedLog<V>(name: string, options: ChunkedLogOptions = {}): Promise<ChunkedLog<V, LogRecord<V>>> {
-    const log = args.string("name", name);
+    const log = args.mapName("name", name);
     return ChunkedLog.open(this.ctx, log, options, valueRecords<V>(log));
   }
 
@@ -73,6 +77,43 @@ export class Attrmap {
    */
   watch(listener: (change: Change) => void): () => void {
     return watchChanges(this.name, args.func<(change: Change) => void>("listener", listener));
+  }
+
+  /**
+   * The maps of this database (all, or `options.maps`) as the export format: newline-delimited
+   * JSON, written lazily (memory holds one instance), the same bytes for the same data. A value
+   * JSON cannot hold exactly (a Date, a Map, undefined, NaN, a bigint, a cycle) fails the
+   * export with `not_exportable`, naming map, instance and key. See docs/export-format.md.
+   */
+  exportData(options: ExportOptions = {}): ReadableStream<Uint8Array> {
+    return exportStream(this.ctx, options);
+  }
+
+  /**
+   * Imports an export (a stream, a Blob or a string), all or nothing: every line is checked
+   * before any map changes, and a bad one rejects the import with `invalid_argument` naming its
+   * line. A map that exists is `already_exists` unless `replace: true`.
+   */
+  importData(source: ReadableStream<Uint8Array> | Blob | string, options: ImportOptions = {}): Promise<ImportSummary> {
+    return importData(this.ctx, source, options);
+  }
+
+  /**
+   * The maps as the engine's own SetAttributesRequests (canonical protobuf JSON, under 16 MiB
+   * each), named for a reference SDK's sample (`sdk`) or your flow (`names`). See docs/dex-import.md.
+   */
+  exportDexRequests(options: DexExportOptions): AsyncIterableIterator<DexRequest> {
+    return dexRequests(this.ctx, options);
+  }
+
+  /**
+   * A query that runs again whenever an instance it read (or looked for and did not find) is
+   * changed by any writer of the origin: this context, another tab, a worker, the service
+   * worker. `query` reads through the store it is given.
+   */
+  liveQuery<T>(query: (store: Attrmap) => Promise<T> | T): LiveQuery<T> {
+    const run = args.func<(store: Attrmap) => Promise<T> | T>("query", query);
+    return liveQuery(this.ctx, run, (ctx) => new Attrmap(ctx));
   }
 
   /** Closes the database connection; later calls reopen it. */

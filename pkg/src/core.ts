@@ -3,7 +3,7 @@
 // core checks values and throws coded errors, rethrown as AttrmapError.
 import "./init.js";
 import * as wasm from "../wasm/attrmap.js";
-import { callCore } from "./errors.js";
+import { type AttrmapError, callCore, toAttrmapError } from "./errors.js";
 
 /** Longest string that crosses into the Rust core (UTF-16 code units): keys, emails, page tokens. */
 export const MAX_TEXT_LENGTH = wasm.maxTextLength();
@@ -11,6 +11,8 @@ export const MAX_TEXT_LENGTH = wasm.maxTextLength();
 export const CURRENT = wasm.currentToken();
 export const DEFAULT_PARTITION_COUNT = wasm.resolvePartitionCount(undefined);
 export const DEFAULT_CHUNK_SIZE = wasm.resolveChunkSize(undefined);
+/** The export format's header: its name and version. */
+export const [EXPORT_FORMAT, EXPORT_VERSION] = wasm.exportFormat() as [string, number];
 /** The layout version of a new map; each layout change adds one. */
 export const FIRST_LAYOUT_VERSION = wasm.firstLayoutVersion();
 /** The built-in key rules, and the name stored for a canonicalizer given no name. */
@@ -23,6 +25,7 @@ const CHANGED = 2 ** 32;
 export const resolvePartitionCount = (count: number | undefined): number => callCore(() => wasm.resolvePartitionCount(count));
 export const resolveChunkSize = (size: number | undefined): number => callCore(() => wasm.resolveChunkSize(size));
 export const checkLayoutVersion = (version: number): void => callCore(() => wasm.checkLayoutVersion(version));
+export const checkMapName = (arg: string, name: string): void => callCore(() => wasm.checkMapName(arg, name));
 export const checkKeyRule = (name: string, custom: boolean): void => callCore(() => wasm.checkKeyRule(name, custom));
 export const canonicalEmail = (email: string): string => callCore(() => wasm.canonicalEmailAddress(email));
 export const keyHash = (key: string): number => wasm.keyHash(key);
@@ -153,4 +156,53 @@ export function dropPlan(
 ): { retainedFrom: number; dropped: number; previous: number } {
   const out = callCore(() => wasm.dropPlan(log.book, log.latest, token, recordName));
   return { retainedFrom: out[0]!, dropped: out[1]!, previous: out[2]! };
+}
+
+/** The export verifier of the Rust core, one line a call (see docs/export-format.md); `free()` it after. */
+export class ExportChecker {
+  private readonly verifier = new wasm.ExportVerifier();
+
+  /** The error for a line that is not JSON or not a line of the format, to throw. */
+  badLine(reason: string, what: string): AttrmapError {
+    return toAttrmapError(this.verifier.badLine(reason, what)) as AttrmapError;
+  }
+
+  header(format: string, version: number): void {
+    callCore(() => this.verifier.header(format, version));
+  }
+
+  partitionedLayout(map: string, layoutVersion: number, partitionCount: number, keyRule: string): void {
+    callCore(() => this.verifier.partitionedLayout(map, layoutVersion, partitionCount, keyRule));
+  }
+
+  chunkedLayout(map: string, layoutVersion: number, segments: Float64Array): void {
+    callCore(() => this.verifier.chunkedLayout(map, layoutVersion, segments));
+  }
+
+  state(map: string, nextSequence: number, latest: string): void {
+    callCore(() => this.verifier.state(map, nextSequence, latest));
+  }
+
+  partition(map: string, instance: string, keys: Uint8Array, ends: Uint32Array): void {
+    callCore(() => this.verifier.partition(map, instance, keys, ends));
+  }
+
+  chunk(map: string, instance: string, sequences: Float64Array): void {
+    callCore(() => this.verifier.chunk(map, instance, sequences));
+  }
+
+  /** The first sequence the log being read keeps. */
+  retainedFrom(): number | undefined {
+    return this.verifier.retainedFrom();
+  }
+
+  /** After the last line: maps, instances and entries. */
+  finish(): { maps: number; instances: number; entries: number } {
+    const [maps, instances, entries] = callCore(() => this.verifier.finish());
+    return { maps: maps!, instances: instances!, entries: entries! };
+  }
+
+  free(): void {
+    this.verifier.free();
+  }
 }

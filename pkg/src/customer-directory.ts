@@ -23,7 +23,7 @@ export class CustomerDirectory {
   static async open(ctx: Context, options: CustomerDirectoryOptions = {}): Promise<CustomerDirectory> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
-    const name = mapName === undefined ? CUSTOMER_PROFILES_MAP : args.string("options.mapName", mapName);
+    const name = mapName === undefined ? CUSTOMER_PROFILES_MAP : args.mapName("options.mapName", mapName);
     const partitionCount = args.field("options", o, "partitionCount");
     // Every stored entry a lookup returns is checked to be a profile filed under its own email.
     const map = await PartitionedMap.open<CustomerProfile>(ctx, name, { partitionCount, keyRule: "email" }, profileProblem);

@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   // Stored layout and data
   "layout_mismatch",
   "layout_changed",
+  "already_exists",
+  "not_exportable",
   "sequence_exhausted",
   "corrupt_data",
   // IndexedDB failures; the stored data is as before the call
@@ -41,12 +43,17 @@ function hasCode(e: unknown): e is Error & { code: ErrorCode } {
   return e instanceof Error && typeof (e as { code?: unknown }).code === "string";
 }
 
+/** @internal A coded error of the Rust core as an `AttrmapError` (anything else as it is). */
+export function toAttrmapError(e: unknown): unknown {
+  return hasCode(e) && !(e instanceof AttrmapError) ? new AttrmapError(e.code, e.message) : e;
+}
+
 /** @internal Calls into the Rust core and rethrows its coded errors as `AttrmapError`. */
 export function callCore<T>(call: () => T): T {
   try {
     return call();
   } catch (e) {
-    throw hasCode(e) && !(e instanceof AttrmapError) ? new AttrmapError(e.code, e.message) : e;
+    throw toAttrmapError(e);
   }
 }
 

@@ -353,6 +353,72 @@ export class InstanceStore {
     });
   }
 
+  /** The names of every map of the database (each has a metadata record), in name order. */
+  mapNames(): Promise<string[]> {
+    return this.transaction("readonly", "listing the maps", (tx) =>
+      request(tx.objectStore(MAPS).getAllKeys(), "listing the maps"),
+    ) as Promise<string[]>;
+  }
+
+  /** Puts instances under map names of their own (no metadata, no announcement): an import's staging area. */
+  stage(writes: ReadonlyArray<readonly [map: string, instance: string, value: unknown]>, doing: string): Promise<void> {
+    return this.transaction("readwrite", doing, async (tx) => {
+      const store = tx.objectStore(INSTANCES);
+      const last = attempt(doing, () => writes.map(([map, instance, value]) => store.put(value, [map, instance])).at(-1));
+      if (last) await request(last, doing);
+    });
+  }
+
+  /** Deletes every instance of the maps whose names start with `prefix` (an import's staging area). */
+  dropPrefix(prefix: string, doing: string): Promise<void> {
+    return this.transaction("readwrite", doing, async (tx) => {
+      await request(tx.objectStore(INSTANCES).delete(this.keyRange.bound([prefix], [`${prefix}\uffff`, []])), doing);
+    });
+  }
+
+  /**
+   * In one readwrite transaction, for each move: refuses (with `refuse`) a target map that
+   * exists unless `replace`; removes the target's instances and metadata when it does; moves
+   * every instance of `from` to `to`, one at a time; and stores `to`'s metadata. All or none.
+   */
+  async moveMaps(
+    moves: ReadonlyArray<{ from: string; to: string; meta: object; replace: boolean }>,
+    doing: string,
+    refuse: (map: string) => Error,
+  ): Promise<void> {
+    const changed = new Map<string, string[]>();
+    await this.transaction("readwrite", doing, async (tx) => {
+      const store = tx.objectStore(INSTANCES);
+      const maps = tx.objectStore(MAPS);
+      for (const { from, to, meta, replace } of moves) {
+        const names: string[] = [];
+        if ((await request(maps.get(to), doing)) !== undefined) {
+          if (!replace) throw refuse(to);
+          for (const key of await request(store.getAllKeys(this.mapRange(to)), doing)) names.push((key as [string, string])[1]);
+          store.delete(this.mapRange(to));
+        }
+        await new Promise<void>((resolve, reject) => {
+          const req = store.openCursor(this.mapRange(from));
+          req.onerror = () => reject(storageError(req.error, doing));
+          req.onsuccess = () => {
+            const cursor = req.result;
+            if (!cursor) return resolve();
+            const instance = (cursor.primaryKey as [string, string])[1];
+            attempt(doing, () => store.put(cursor.value, [to, instance]));
+            cursor.delete();
+            names.push(instance);
+            cursor.continue();
+          };
+        });
+        attempt(doing, () => maps.put(meta, to));
+        changed.set(to, names);
+      }
+    });
+    this.channel ??= openChannel(this.name);
+    for (const [map, instances] of changed)
+      if (instances.length > 0) announce(this.channel, { database: this.name, map, instances });
+  }
+
   /** Closes the connection and the change channel; the next call opens new ones. */
   close(): void {
     this.channel?.close();

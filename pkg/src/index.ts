@@ -10,8 +10,11 @@ export { ChunkedLog } from "./chunked-log.js";
 export { CURRENT, DEFAULT_CHUNK_SIZE, DEFAULT_PARTITION_COUNT, MAX_TEXT_LENGTH } from "./core.js";
 export type { CustomerDirectoryOptions } from "./customer-directory.js";
 export { CUSTOMER_PROFILES_MAP, CustomerDirectory } from "./customer-directory.js";
+export type { DexExportOptions, DexMapNames, DexRequest, DexSdk } from "./dex.js";
+export { DEX_SAMPLE_NAMES } from "./dex.js";
 export type { ErrorCode } from "./errors.js";
 export { AttrmapError, ERROR_CODES } from "./errors.js";
+export type { ExportOptions } from "./export-data.js";
 export type { AttrmapHandler, FlowRun, HandlerOptions } from "./http.js";
 export {
   CUSTOMER_DIRECTORY_FLOW,
@@ -22,8 +25,10 @@ export {
   SEQUENTIALLY_CHUNKED_ROUTES,
   SUBSCRIBER_ARCHIVE_FLOW,
 } from "./http.js";
+export type { ImportOptions, ImportProgress, ImportSummary } from "./import-data.js";
 export type { ChunkedLayout, Layout, LogState, PartitionedLayout, Segment } from "./layout.js";
 export { MAX_BATCH } from "./limits.js";
+export type { LiveQuery, LiveQueryObserver, Subscription } from "./live.js";
 export type { LockGrant, LockKey, LockManagerLike, LockRequestOptions, LockWait, WriteOptions } from "./locks.js";
 export { InProcessLocks, lockName } from "./locks.js";
 export type { Partition, PartitionedMapOptions, ResizeOptions, ResizeProgress } from "./partitioned-map.js";

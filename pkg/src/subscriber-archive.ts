@@ -29,7 +29,7 @@ export class SubscriberArchive {
   static async open(ctx: Context, options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
-    const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : args.string("options.mapName", mapName);
+    const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : args.mapName("options.mapName", mapName);
     return new SubscriberArchive(
       await ChunkedLog.open(ctx, name, { chunkSize: args.field("options", o, "chunkSize") }, subscriberRecords),
     );

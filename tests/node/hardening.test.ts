@@ -214,6 +214,18 @@ test("generic maps take any string key by default; the key rule is stored and ch
   );
 });
 
+test("map names: any string but those that begin with U+0000, which are attrmap's own (an import's staging area)", async () => {
+  const store = fresh();
+  for (const name of ["", "__proto__", "a\u0000b", "é/🙂"]) {
+    await (await store.partitionedMap<number>(name)).upsert("k", 1);
+  }
+  const reserved = /^invalid_argument: (name|options\.mapName) "\\u\{0\}attrmap-import\/x" begins with U\+0000/;
+  assert.match(await outcome(() => store.partitionedMap("\u0000attrmap-import/x")), reserved);
+  assert.match(await outcome(() => store.chunkedLog("\u0000attrmap-import/x")), reserved);
+  assert.match(await outcome(() => store.customerDirectory({ mapName: "\u0000attrmap-import/x" })), reserved);
+  assert.match(await outcome(() => store.subscriberArchive({ mapName: "\u0000attrmap-import/x" })), reserved);
+});
+
 test("update: an error thrown by the caller's function comes back as it is, and nothing is written", async () => {
   const map = await fresh().partitionedMap<number>("counters");
   await map.upsert("n", 1);

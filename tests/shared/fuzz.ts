@@ -32,6 +32,8 @@ const CODES = new Set([
   "aborted",
   "layout_mismatch",
   "layout_changed",
+  "already_exists",
+  "not_exportable",
   "sequence_exhausted",
   "corrupt_data",
   "quota_exceeded",
@@ -143,7 +145,35 @@ function storageCalls(s: Stores): Call[] {
   const drain = async (it: AsyncIterable<unknown>) => {
     for await (const _ of it) void _;
   };
+  const read = async (stream: ReadableStream<Uint8Array>) => {
+    const reader = stream.getReader();
+    while (!(await reader.read()).done);
+  };
   return [
+    ["store.exportData(x)", (x) => read(store.exportData(x as Attrmap.ExportOptions))],
+    ["store.importData(x)", (x) => store.importData(x as string)],
+    [
+      "store.importData(file, x)",
+      (x) => store.importData('{"format":"attrmap-export","version":1}\n', x as Attrmap.ImportOptions),
+    ],
+    ["store.exportDexRequests(x)", (x) => drain(store.exportDexRequests(x as Attrmap.DexExportOptions))],
+    ["store.exportDexRequests({sdk: x})", (x) => drain(store.exportDexRequests({ flowId: "f", sdk: x as Attrmap.DexSdk }))],
+    [
+      "store.liveQuery(x)",
+      (x) =>
+        store
+          .liveQuery(x as () => number)
+          .subscribe(() => undefined)
+          .unsubscribe(),
+    ],
+    [
+      "store.liveQuery(f).subscribe(x)",
+      (x) =>
+        store
+          .liveQuery(() => 1)
+          .subscribe(x as () => void)
+          .unsubscribe(),
+    ],
     ["store.partitionedMap(x)", (x) => store.partitionedMap(x as string)],
     ["store.partitionedMap(name, x)", (x) => store.partitionedMap("fuzz-new", x as Attrmap.PartitionedMapOptions)],
     ["store.partitionedMap({partitionCount: x})", (x) => store.partitionedMap("fuzz-count", { partitionCount: x as number })],

@@ -1,0 +1,226 @@
+// The stored maps as the durable-execution engine's own SetAttributes requests (canonical
+// protobuf JSON, what `dexcli api call SetAttributes --data @file --yes` sends), so data can
+// move into a flow of a reference SDK's sample, or of your own, in the same layout. Field names
+// per SDK were read from the samples in the engine's repository (docs/dex-import.md).
+import * as args from "./args.js";
+import type { Context } from "./context.js";
+import * as core from "./core.js";
+import { CUSTOMER_PROFILES_MAP } from "./customer-directory.js";
+import { AttrmapError } from "./errors.js";
+import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
+import { exportItems } from "./export-data.js";
+import { SUBSCRIBER_CHUNKS_MAP } from "./subscriber-archive.js";
+
+/** The reference SDKs whose samples have a preset. */
+export type DexSdk = "python" | "typescript" | "go" | "java" | "rust";
+
+/** Where one stored map goes in a flow. */
+export interface DexMapNames {
+  /** The flow's AttributeMap: an instance's key is `<attributeMap>/<escaped instance>`. */
+  attributeMap: string;
+  /** Wrap each instance's value in an object under this field (the samples' `profilesByCanonicalEmail`, `subscribers`). */
+  valueField?: string;
+  /** Renames the fields of each record (a profile, a subscriber); fields not listed keep their names. */
+  recordFields?: Readonly<Record<string, string>>;
+  /** For a log: the flow's Attribute that holds its state, and the state's field names. */
+  stateAttribute?: string;
+  stateFields?: { nextSequence: string; latestArchivedChunkToken: string };
+}
+
+export interface DexExportOptions {
+  /** The flow the attributes are set on. */
+  flowId: string;
+  /** Its run, when the flow has several. */
+  runId?: string;
+  /** The maps to send (default: every map). */
+  maps?: readonly string[];
+  /** Names of a reference SDK's sample for its two maps... */
+  sdk?: DexSdk;
+  /** ...or names of your own flow, per stored map. */
+  names?: Readonly<Record<string, DexMapNames>>;
+}
+
+/** One SetAttributesRequest, under 16 MiB. */
+export interface DexRequest {
+  /** Derived from its content: the same data gives the same ID, so a retry reuses it. */
+  requestId: string;
+  /** Attribute writes it holds. */
+  attributes: number;
+  /** The request as canonical protobuf JSON. */
+  json: string;
+}
+
+/** The engine's default gRPC message limit; requests stay a megabyte under it. */
+const REQUEST_LIMIT = 16 * 1024 * 1024;
+const ATTRIBUTES_LIMIT = REQUEST_LIMIT - 1024 * 1024;
+
+function sample(casing: "snake" | "camel"): Record<string, DexMapNames> {
+  const snake = casing === "snake";
+  return {
+    [CUSTOMER_PROFILES_MAP]: {
+      attributeMap: "customer_profiles_by_email_partition",
+      valueField: snake ? "profiles_by_canonical_email" : "profilesByCanonicalEmail",
+      recordFields: snake
+        ? { emailAddress: "email_address", fullName: "full_name", companyName: "company_name", customerTier: "customer_tier" }
+        : {},
+    },
+    [SUBSCRIBER_CHUNKS_MAP]: {
+      attributeMap: "subscriber_chunks",
+      valueField: "subscribers",
+      recordFields: snake ? { subscriberId: "subscriber_id", deliveryAddress: "delivery_address" } : {},
+      stateAttribute: "subscriber_archive_state",
+      stateFields: snake
+        ? { nextSequence: "next_sequence", latestArchivedChunkToken: "latest_archived_chunk_token" }
+        : { nextSequence: "nextSequence", latestArchivedChunkToken: "latestArchivedChunkToken" },
+    },
+  };
+}
+
+/** The names each reference SDK's samples use: Python's dataclasses are snake_case, the others camelCase. */
+export const DEX_SAMPLE_NAMES: Readonly<Record<DexSdk, Readonly<Record<string, DexMapNames>>>> = {
+  python: sample("snake"),
+  typescript: sample("camel"),
+  go: sample("camel"),
+  java: sample("camel"),
+  rust: sample("camel"),
+};
+
+/** An instance name as the TypeScript SDK escapes it in a key (the others agree on partition names and tokens). */
+function escapeInstance(instance: string): string {
+  return encodeURIComponent(instance).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+const encoder = new TextEncoder();
+
+/** `{"key": ..., "value": {"objValue": {"encoding": "json", "payload": base64}}}` for a value's JSON text. */
+function attribute(key: string, json: string): string {
+  return `{"key":${JSON.stringify(key)},"value":{"objValue":{"encoding":"json","payload":"${base64(encoder.encode(json))}"}}}`;
+}
+
+function renamed(value: unknown, fields: Readonly<Record<string, string>> | undefined): unknown {
+  if (!fields || typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value))
+    Object.defineProperty(out, fields[k] ?? k, { value: v, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** An optional string field of a caller's object. */
+function optionalString(owner: string, o: object, key: string): string | undefined {
+  const value = args.field(owner, o, key);
+  return value === undefined ? undefined : args.string(`${owner}.${key}`, value);
+}
+
+/** An optional object of string fields, copied (`__proto__` stays an own field, never a prototype). */
+function stringFields(owner: string, o: object, key: string, keys?: readonly string[]): Record<string, string> | undefined {
+  const value = args.field(owner, o, key);
+  if (value === undefined) return undefined;
+  const from = args.object(`${owner}.${key}`, value);
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const k of keys ?? Object.keys(from)) out[k] = args.string(`${owner}.${key}.${k}`, args.field(`${owner}.${key}`, from, k));
+  return out;
+}
+
+/** The caller's Dex names for one map, checked and copied, or undefined when it has none. */
+function namesOf(names: object, map: string, given: boolean): DexMapNames | undefined {
+  if (!Object.hasOwn(names, map)) return undefined;
+  const owner = given ? `options.names[${JSON.stringify(map)}]` : `the ${map} preset`;
+  const o = args.object(owner, args.field("options.names", names, map));
+  const attributeMap = args.string(`${owner}.attributeMap`, args.field(owner, o, "attributeMap"));
+  if (attributeMap === "") throw args.invalid(`${owner}.attributeMap must not be empty`);
+  const state = stringFields(owner, o, "stateFields", ["nextSequence", "latestArchivedChunkToken"]);
+  return {
+    attributeMap,
+    valueField: optionalString(owner, o, "valueField"),
+    recordFields: stringFields(owner, o, "recordFields"),
+    stateAttribute: optionalString(owner, o, "stateAttribute"),
+    stateFields: state && { nextSequence: state.nextSequence!, latestArchivedChunkToken: state.latestArchivedChunkToken! },
+  };
+}
+
+/** The names to send each map under: a reference SDK's preset, or the caller's own. */
+function namesOption(o: object): (map: string) => DexMapNames | undefined {
+  const sdk = args.field("options", o, "sdk");
+  const names = args.field("options", o, "names");
+  if ((sdk === undefined) === (names === undefined))
+    throw args.invalid('pass exactly one of options.sdk ("python", "typescript", "go", "java", "rust") and options.names');
+  if (names !== undefined) {
+    const given = args.object("options.names", names);
+    return (map) => namesOf(given, map, true);
+  }
+  const name = args.string("options.sdk", sdk);
+  if (!Object.hasOwn(DEX_SAMPLE_NAMES, name))
+    throw args.invalid(`options.sdk must be "python", "typescript", "go", "java" or "rust", got "${name}"`);
+  const preset = DEX_SAMPLE_NAMES[name as DexSdk];
+  return (map) => namesOf(preset, map, false);
+}
+
+/** The stored maps as SetAttributesRequests, one at a time; see DexExportOptions. */
+export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerator<DexRequest> {
+  const o = args.object("options", options);
+  const flowId = args.string("options.flowId", args.field("options", o, "flowId"));
+  if (flowId === "") throw args.invalid("options.flowId must not be empty");
+  const runId = optionalString("options", o, "runId");
+  const namesFor = namesOption(o);
+  const checked = new Map<string, DexMapNames | undefined>();
+  const envelope = (attributes: string[], part: number) => {
+    const body = attributes.join(",");
+    const requestId = `attrmap-${flowId}-${part}-${core.hashBytes(encoder.encode(body)).toString(16).padStart(8, "0")}`;
+    const run = runId === undefined ? "" : `"runId":${JSON.stringify(runId)},`;
+    return {
+      requestId,
+      attributes: attributes.length,
+      json: `{"flowId":${JSON.stringify(flowId)},${run}"attributes":[${body}],"requestId":"${requestId}"}`,
+    };
+  };
+  let pending: string[] = [];
+  let size = 0;
+  let part = 0;
+  for await (const item of exportItems(ctx, { maps: args.field("options", o, "maps") })) {
+    if (!checked.has(item.map)) checked.set(item.map, namesFor(item.map));
+    const target = checked.get(item.map);
+    if (!target) throw args.invalid(`there are no Dex names for map "${item.map}": pass them in options.names`);
+    let written: string;
+    try {
+      if (item.kind === "layout") continue; // the flow's code holds its layout
+      if (item.kind === "state") {
+        const fields = target.stateFields ?? {
+          nextSequence: "nextSequence",
+          latestArchivedChunkToken: "latestArchivedChunkToken",
+        };
+        if (!target.stateAttribute) throw args.invalid(`map "${item.map}" is a log: its Dex names need a stateAttribute`);
+        const state = renamed(item.state, {
+          nextSequence: fields.nextSequence,
+          latestArchivedChunkToken: fields.latestArchivedChunkToken,
+        });
+        written = attribute(target.stateAttribute, exactJson(state));
+      } else {
+        const inner =
+          item.value instanceof Map
+            ? partitionJson(new Map([...item.value].map(([k, v]) => [k, renamed(v, target.recordFields)])))
+            : exactJson(item.value.map((r) => renamed(r, target.recordFields)));
+        const json = target.valueField ? `{${JSON.stringify(target.valueField)}:${inner}}` : inner;
+        written = attribute(`${target.attributeMap}/${escapeInstance(item.instance)}`, json);
+      }
+    } catch (e) {
+      if (!(e instanceof NotExactJson)) throw e;
+      throw new AttrmapError("not_exportable", `map "${item.map}": ${e.message} cannot be sent as JSON exactly`, { cause: e });
+    }
+    if (written.length > ATTRIBUTES_LIMIT)
+      throw new AttrmapError("not_exportable", `map "${item.map}": one attribute is over 15 MiB, more than one request holds`);
+    if (size + written.length > ATTRIBUTES_LIMIT && pending.length > 0) {
+      yield envelope(pending, ++part);
+      pending = [];
+      size = 0;
+    }
+    pending.push(written);
+    size += written.length + 1;
+  }
+  if (pending.length > 0) yield envelope(pending, ++part);
+}

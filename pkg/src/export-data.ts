@@ -1,0 +1,152 @@
+// Reading maps out in the export format's order (docs/export-format.md): per map in name
+// order, its layout, a log's state, then its instances in name order, one instance in memory
+// at a time. A log is read from one snapshot of its state and `current`: archives never change,
+// so the export is consistent while appends go on; a resize or retention that happens while a
+// map is read makes the export fail with `layout_changed` rather than mix two layouts.
+import * as args from "./args.js";
+import type { Context } from "./context.js";
+import * as core from "./core.js";
+import { AttrmapError } from "./errors.js";
+import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
+import { corrupt } from "./idb.js";
+import { type Layout, type LogState, readMeta } from "./layout.js";
+
+/** One piece of an export, in file order. */
+export type ExportItem =
+  | { kind: "layout"; map: string; layout: Layout }
+  | { kind: "state"; map: string; state: LogState }
+  /** A partition (`Map` of canonical key to value) or a chunk (array of records, oldest first). */
+  | { kind: "instance"; map: string; instance: string; layout: Layout; value: Map<string, unknown> | unknown[] };
+
+export interface ExportOptions {
+  /** The maps to export (default: every map of the database), by name. */
+  maps?: readonly string[];
+}
+
+function layoutOf(meta: ReturnType<typeof readMeta>): Layout {
+  if (meta === undefined) throw new AttrmapError("layout_changed", "a map was removed while it was being exported");
+  return "meta" in meta
+    ? { kind: "chunked", layoutVersion: meta.meta.layoutVersion, segments: meta.meta.segments }
+    : { kind: "partitioned", layoutVersion: meta.layoutVersion, partitionCount: meta.partitionCount, keyRule: meta.keyRule };
+}
+
+/** The maps an export reads: every map, or those asked for (each must exist), in name order. */
+async function mapNames(ctx: Context, options: unknown): Promise<string[]> {
+  const o = args.options("options", options);
+  const wanted = args.field("options", o, "maps");
+  const all = await ctx.store.mapNames();
+  if (wanted === undefined) return all;
+  const present = new Set(all);
+  const names = args.list<unknown>("options.maps", wanted, 100_000).map((m, i) => args.string(`options.maps[${i}]`, m));
+  const missing = names.find((m) => !present.has(m));
+  if (missing !== undefined) throw new AttrmapError("not_found", `there is no map "${missing}" to export`);
+  return [...new Set(names)].sort();
+}
+
+/** Every item of an export of `ctx`'s database. */
+export async function* exportItems(ctx: Context, options: unknown): AsyncGenerator<ExportItem> {
+  for (const map of await mapNames(ctx, options)) {
+    const doing = `exporting map "${map}"`;
+    const { meta, values } = await ctx.store.read(map, [core.CURRENT]);
+    const read = readMeta(map, meta);
+    const layout = layoutOf(read);
+    if (layout.kind === "partitioned" && layout.keyRule === "") {
+      throw new AttrmapError(
+        "not_exportable",
+        `map "${map}" was written by attrmap 0.1, which stored no key rule: ` +
+          "open it once (partitionedMap, customerDirectory) to record one, then export",
+      );
+    }
+    yield { kind: "layout", map, layout };
+    const same = (raw: unknown) => {
+      const now = layoutOf(readMeta(map, raw));
+      if (now.layoutVersion !== layout.layoutVersion)
+        throw new AttrmapError("layout_changed", `map "${map}" changed its layout while it was being exported`);
+    };
+    if (read && "meta" in read) {
+      yield { kind: "state", map, state: { ...read.meta.state } };
+      // Archives older than the snapshot's `current`; later ones were added since, and `current` comes last.
+      const end = read.currentFirst > 1 ? core.archiveToken(read.currentFirst) : "";
+      let archives = 0;
+      for (let after: string | undefined; ; ) {
+        const step = await ctx.store.readNext(map, after, doing);
+        if (step.instance === undefined || step.instance >= end) break;
+        same(step.meta);
+        if (!Array.isArray(step.value))
+          throw corrupt(map, step.instance, `a chunk must be an array, found ${args.describeType(step.value)}`);
+        yield { kind: "instance", map, instance: step.instance, layout, value: step.value };
+        archives++;
+        after = step.instance;
+      }
+      if (archives !== read.archivedChunks)
+        throw new AttrmapError("layout_changed", `archives of log "${map}" were dropped while it was being exported`);
+      const current = values[0];
+      if (current !== undefined) {
+        if (!Array.isArray(current))
+          throw corrupt(map, core.CURRENT, `a chunk must be an array, found ${args.describeType(current)}`);
+        yield { kind: "instance", map, instance: core.CURRENT, layout, value: current };
+      }
+      continue;
+    }
+    for (let after: string | undefined; ; ) {
+      const step = await ctx.store.readNext(map, after, doing);
+      if (step.instance === undefined) break;
+      same(step.meta);
+      if (!(step.value instanceof Map))
+        throw corrupt(map, step.instance, `a partition must be a Map, found ${args.describeType(step.value)}`);
+      yield { kind: "instance", map, instance: step.instance, layout, value: step.value as Map<string, unknown> };
+      after = step.instance;
+    }
+  }
+}
+
+/** The JSON of an instance's value; a part JSON cannot hold exactly fails naming map, instance and key. */
+export function valueJson(item: Extract<ExportItem, { kind: "instance" }>): string {
+  try {
+    return item.value instanceof Map ? partitionJson(item.value) : exactJson(item.value);
+  } catch (e) {
+    if (!(e instanceof NotExactJson)) throw e;
+    const where = item.value instanceof Map ? e.path : `record ${e.path}`;
+    throw new AttrmapError(
+      "not_exportable",
+      `map "${item.map}", instance "${item.instance}", ${where}: ${e.what} cannot be exported as JSON exactly`,
+      { cause: e },
+    );
+  }
+}
+
+/** One line of the export file for `item` (without its newline). */
+export function exportLine(item: ExportItem): string {
+  const map = JSON.stringify(item.map);
+  switch (item.kind) {
+    case "layout":
+      return `{"map":${map},"layout":${JSON.stringify(item.layout)}}`;
+    case "state": {
+      const { nextSequence, latestArchivedChunkToken } = item.state; // in this order, whatever the stored order
+      return `{"map":${map},"state":${JSON.stringify({ nextSequence, latestArchivedChunkToken })}}`;
+    }
+    case "instance":
+      return `{"map":${map},"instance":${JSON.stringify(item.instance)},"value":${valueJson(item)}}`;
+  }
+}
+
+/** The export of `ctx`'s database as a lazy stream of UTF-8 lines. */
+export function exportStream(ctx: Context, options: unknown): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let items: AsyncGenerator<ExportItem> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!items) {
+        items = exportItems(ctx, options);
+        controller.enqueue(encoder.encode(`${JSON.stringify({ format: core.EXPORT_FORMAT, version: core.EXPORT_VERSION })}\n`));
+        return;
+      }
+      const next = await items.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(`${exportLine(next.value)}\n`));
+    },
+    async cancel() {
+      await items?.return(undefined);
+    },
+  });
+}

@@ -1,0 +1,266 @@
+// Reading an export back in (docs/export-format.md), all or nothing. Every line is checked by
+// the Rust core's export verifier before anything is written where a map lives: checked
+// instances are first written to a staging area (map names under a reserved prefix, one batch
+// at a time, so memory holds a batch, not the file), and one final transaction moves them into
+// place with the maps' metadata. A bad line, an abort or a crash before that transaction leaves
+// the database as it was (a crash leaves staged instances, which the next import removes).
+import * as args from "./args.js";
+import { type Context, lockKey } from "./context.js";
+import * as core from "./core.js";
+import { CUSTOMER_PROFILES_MAP } from "./customer-directory.js";
+import { AttrmapError } from "./errors.js";
+import { withLocks } from "./locks.js";
+import { profileProblem, subscriberRecords } from "./records.js";
+import { SUBSCRIBER_CHUNKS_MAP } from "./subscriber-archive.js";
+
+/** Map names under this prefix are an import's staging area: U+0000 first, which the core refuses in callers' map names. */
+export const STAGING_PREFIX = "\u0000attrmap-import/";
+/** Instances staged per transaction, and the text they may span. */
+const STAGE_INSTANCES = 200;
+const STAGE_CHARS = 4_000_000;
+
+export interface ImportProgress {
+  /** `"checking"` while lines are read, checked and staged; `"committing"` for the final transaction. */
+  phase: "checking" | "committing";
+  /** Lines read so far. */
+  lines: number;
+}
+
+export interface ImportOptions {
+  /** Replace maps that exist already (default: such a map is `already_exists`). */
+  replace?: boolean;
+  onProgress?: (progress: ImportProgress) => void;
+  /** Aborting before the final transaction imports nothing. */
+  signal?: AbortSignal;
+}
+
+/** What an import brought in. */
+export interface ImportSummary {
+  maps: number;
+  instances: number;
+  /** Partition entries and log records. */
+  entries: number;
+}
+
+/**
+ * The text of a source, line by line (UTF-8; a stray `\r` before a newline is JSON whitespace).
+ * The newline that ends the last line does not start another one.
+ */
+async function* lines(source: unknown): AsyncGenerator<string> {
+  if (typeof source === "string") {
+    const all = source.split("\n");
+    if (all.at(-1) === "") all.pop();
+    yield* all;
+    return;
+  }
+  let stream: ReadableStream<Uint8Array>;
+  if (args.isInstance(source, globalThis.Blob)) stream = (source as Blob).stream();
+  else if (args.isInstance(source, globalThis.ReadableStream)) stream = source as ReadableStream<Uint8Array>;
+  else throw args.invalid(`source must be a ReadableStream, a Blob or a string, got ${args.describeType(source)}`);
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const reader = stream.getReader();
+  let rest = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      rest += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      const parts = rest.split("\n");
+      rest = parts.pop()!;
+      yield* parts;
+      if (done) break;
+    }
+  } catch (e) {
+    throw e instanceof AttrmapError
+      ? e
+      : args.invalid(`the import source could not be read as UTF-8 text: ${e instanceof Error ? e.message : String(e)}`, e);
+  } finally {
+    reader.releaseLock();
+  }
+  if (rest !== "") yield rest;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const num = (v: unknown): number => (typeof v === "number" ? v : Number.NaN);
+const str = (v: unknown, fallback = "\u0000"): string => (typeof v === "string" ? v : fallback);
+
+/** What one map of the import becomes: its metadata record, once its lines are all read. */
+interface Plan {
+  map: string;
+  meta: Record<string, unknown>;
+}
+
+const encoder = new TextEncoder();
+
+/** The keys of a partition line as UTF-8 bytes one after another, and where each ends. */
+function keyBytes(keys: string[]): { bytes: Uint8Array; ends: Uint32Array } {
+  const bytes = new Uint8Array(keys.reduce((n, k) => n + k.length * 3, 0));
+  const ends = new Uint32Array(keys.length);
+  let at = 0;
+  keys.forEach((k, i) => {
+    at += encoder.encodeInto(k, bytes.subarray(at)).written;
+    ends[i] = at;
+  });
+  return { bytes: bytes.subarray(0, at), ends };
+}
+
+/** Imports an export into `ctx`'s database; see ImportOptions. */
+export async function importData(ctx: Context, source: unknown, options: unknown): Promise<ImportSummary> {
+  const o = args.options("options", options);
+  const replace =
+    args.field("options", o, "replace") === undefined
+      ? false
+      : args.boolean("options.replace", args.field("options", o, "replace"));
+  const progress = args.field("options", o, "onProgress");
+  const onProgress = progress === undefined ? undefined : args.func<(p: ImportProgress) => void>("options.onProgress", progress);
+  const signal = args.signal("options.signal", args.field("options", o, "signal"));
+  const input = lines(source);
+  // One import at a time per database: it owns the staging area while it runs.
+  return withLocks(ctx.locks, [{ key: lockKey(ctx, STAGING_PREFIX), mode: "exclusive" }], { signal }, async () => {
+    await ctx.store.dropPrefix(STAGING_PREFIX, "removing what an interrupted import staged");
+    try {
+      return await run(ctx, input, { replace, onProgress, signal });
+    } finally {
+      await ctx.store.dropPrefix(STAGING_PREFIX, "removing the import's staged instances");
+    }
+  });
+}
+
+async function run(
+  ctx: Context,
+  input: AsyncGenerator<string>,
+  { replace, onProgress, signal }: { replace: boolean; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
+): Promise<ImportSummary> {
+  const verifier = new core.ExportChecker();
+  const existing = new Set(await ctx.store.mapNames());
+  const plans: Plan[] = [];
+  let batch: Array<readonly [string, string, unknown]> = [];
+  let chars = 0;
+  let count = 0;
+  const stop = () => {
+    if (signal?.aborted)
+      throw new AttrmapError("aborted", "the import was aborted; nothing was imported", { cause: signal.reason });
+  };
+  const flush = async () => {
+    if (batch.length > 0) await ctx.store.stage(batch, "staging imported instances");
+    batch = [];
+    chars = 0;
+    onProgress?.({ phase: "checking", lines: count });
+    stop();
+  };
+  /** Ends the map being read: a log's metadata needs where its retained records start. */
+  const closeMap = () => {
+    const plan = plans.at(-1);
+    if (plan?.meta.kind === "chunked") plan.meta.retainedFrom = verifier.retainedFrom();
+  };
+  const fail = (reason: string, what: string) => verifier.badLine(reason, what);
+  const valueProblem = (reason: string, what: string) =>
+    new AttrmapError("invalid_argument", `line ${count}: ${what} (${reason})`);
+  try {
+    for await (const line of input) {
+      count++;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (e) {
+        throw fail("invalid-json", `is not JSON: ${(e as Error).message}`);
+      }
+      if (!isObject(value)) throw fail("bad-line", "is not a JSON object");
+      if ("format" in value) {
+        verifier.header(str(value.format), num(value.version));
+        continue;
+      }
+      const map = value.map;
+      if (typeof map !== "string") throw fail("bad-line", 'has no "map"');
+      const { layout, state, instance } = value;
+      if (layout !== undefined && state === undefined && instance === undefined && !("value" in value)) {
+        closeMap();
+        if (!isObject(layout)) throw fail("bad-layout", "has a layout that is not an object");
+        if (layout.kind === "partitioned") {
+          verifier.partitionedLayout(map, num(layout.layoutVersion), num(layout.partitionCount), str(layout.keyRule));
+          plans.push({
+            map,
+            meta: {
+              kind: "partitioned",
+              layoutVersion: layout.layoutVersion,
+              partitionCount: layout.partitionCount,
+              keyRule: layout.keyRule,
+            },
+          });
+        } else if (layout.kind === "chunked") {
+          const list = Array.isArray(layout.segments) ? (layout.segments as unknown[]) : [];
+          const flat = Float64Array.from(
+            list.flatMap((s) => (isObject(s) ? [num(s.fromSequence), num(s.chunkSize)] : [Number.NaN, Number.NaN])),
+          );
+          verifier.chunkedLayout(map, num(layout.layoutVersion), flat);
+          const segments = list.map((s) => ({
+            fromSequence: (s as Record<string, unknown>).fromSequence,
+            chunkSize: (s as Record<string, unknown>).chunkSize,
+          }));
+          plans.push({ map, meta: { kind: "chunked", layoutVersion: layout.layoutVersion, segments } });
+        } else {
+          throw fail("bad-layout", "has a layout of no known kind");
+        }
+        if (!replace && existing.has(map)) {
+          throw new AttrmapError(
+            "already_exists",
+            `line ${count}: map "${map}" exists already; pass { replace: true } to replace it`,
+          );
+        }
+      } else if (state !== undefined && layout === undefined && instance === undefined && !("value" in value)) {
+        if (!isObject(state)) throw fail("bad-state", "has a state that is not an object");
+        verifier.state(map, num(state.nextSequence), str(state.latestArchivedChunkToken));
+        plans.at(-1)!.meta.state = { nextSequence: state.nextSequence, latestArchivedChunkToken: state.latestArchivedChunkToken };
+      } else if (typeof instance === "string" && layout === undefined && state === undefined && isObject(value.value)) {
+        const entries = value.value;
+        const keys = Object.keys(entries);
+        const { bytes, ends } = keyBytes(keys);
+        verifier.partition(map, instance, bytes, ends);
+        if (map === CUSTOMER_PROFILES_MAP) {
+          for (const key of keys) {
+            const problem = profileProblem(key, entries[key]);
+            if (problem !== undefined) throw valueProblem("bad-value", problem);
+          }
+        }
+        batch.push([STAGING_PREFIX + map, instance, new Map(keys.map((k) => [k, entries[k]]))]);
+      } else if (typeof instance === "string" && layout === undefined && state === undefined && Array.isArray(value.value)) {
+        const records = value.value as unknown[];
+        verifier.chunk(
+          map,
+          instance,
+          Float64Array.from(records, (r) => (isObject(r) ? num(r.sequence) : Number.NaN)),
+        );
+        if (map === SUBSCRIBER_CHUNKS_MAP) {
+          for (const [i, r] of records.entries()) {
+            const problem = subscriberRecords.problem(r as object);
+            if (problem !== undefined) throw valueProblem("bad-value", `record ${i}: ${problem}`);
+          }
+        }
+        batch.push([STAGING_PREFIX + map, instance, records]);
+      } else {
+        throw fail("bad-line", "is not a layout, state or instance line");
+      }
+      chars += line.length;
+      if (batch.length >= STAGE_INSTANCES || chars >= STAGE_CHARS) await flush();
+    }
+    closeMap();
+    const summary = verifier.finish();
+    await flush();
+    onProgress?.({ phase: "committing", lines: count });
+    const moves = plans.map((p) => ({ from: STAGING_PREFIX + p.map, to: p.map, meta: p.meta, replace }));
+    const locks = plans.flatMap((p) => [
+      { key: lockKey(ctx, p.map), mode: "exclusive" as const },
+      { key: lockKey(ctx, p.map, core.CURRENT), mode: "exclusive" as const },
+    ]);
+    await withLocks(ctx.locks, locks, { signal }, async () => {
+      stop();
+      await ctx.store.moveMaps(
+        moves,
+        "importing",
+        (map) => new AttrmapError("already_exists", `map "${map}" exists already; pass { replace: true } to replace it`),
+      );
+    });
+    return summary;
+  } finally {
+    verifier.free();
+  }
+}

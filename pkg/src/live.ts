@@ -1,0 +1,130 @@
+// Live queries: a query reads through a view of the store that records which instances it
+// read (or looked for and did not find); it runs again when a change announced on the
+// database's channel touches one of them, whichever context of the origin wrote it.
+import * as args from "./args.js";
+import type { Attrmap } from "./attrmap.js";
+import { type Change, watchChanges } from "./changes.js";
+import type { Context } from "./context.js";
+import * as core from "./core.js";
+
+/** What a live query's results go to, as an Observable's observer. */
+export interface LiveQueryObserver<T> {
+  next?(value: T): void;
+  /** An error of the query; it runs again at the next relevant change. */
+  error?(error: unknown): void;
+}
+
+/**
+ * A live query's subscription: a function that stops the query (no result is delivered after
+ * the call), which is also an Observable's (Dexie's, RxJS's) subscription object.
+ */
+export interface Subscription {
+  (): void;
+  /** The same as calling the subscription. */
+  unsubscribe(): void;
+  readonly closed: boolean;
+}
+
+/** A live query, an Observable in shape: `subscribe` runs it now and again after each change to what it read. */
+export interface LiveQuery<T> {
+  /** Delivers each result, in order, to `next` (or `observer.next`) and each error to `error`. */
+  subscribe(observer: LiveQueryObserver<T> | ((value: T) => void), error?: (error: unknown) => void): Subscription;
+}
+
+/** Everything of `map` (an iteration or a count read it whole). */
+const WHOLE_MAP = "\u0000*";
+
+/** A context whose store records what it reads into `deps`; writes pass through. */
+function tracking(ctx: Context, deps: Set<string>): Context {
+  const note = (map: string, instance: string) => deps.add(`${map}\u0000${instance}`);
+  const store = new Proxy(ctx.store, {
+    get(target, property) {
+      if (property === "read") {
+        return (map: string, instances: readonly string[]) => {
+          // A read of the metadata alone uses a log's state, which every append changes with `current`.
+          if (instances.length === 0) note(map, core.CURRENT);
+          for (const instance of instances) note(map, instance);
+          return target.read(map, instances);
+        };
+      }
+      if (property === "readNext" || property === "scan") {
+        return (map: string, ...rest: unknown[]) => {
+          note(map, WHOLE_MAP);
+          return (target[property] as (map: string, ...rest: unknown[]) => unknown)(map, ...rest);
+        };
+      }
+      const value = Reflect.get(target, property) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { store, locks: ctx.locks };
+}
+
+type Callback = (value: unknown) => void;
+
+/** An optional callback: undefined, or a function. */
+function optionalFunc(name: string, value: unknown): Callback | undefined {
+  return value === undefined ? undefined : args.func<Callback>(name, value);
+}
+
+/** `next` and `error` of `subscribe(next, error)` or `subscribe({ next, error })`, checked and read once. */
+function callbacks(observer: unknown, error: unknown): [next: Callback | undefined, error: Callback | undefined] {
+  if (typeof observer === "function") return [observer as Callback, optionalFunc("error", error)];
+  const o = args.object("observer", observer);
+  const bound = (key: string) => optionalFunc(`observer.${key}`, args.field("observer", o, key))?.bind(o);
+  return [bound("next"), bound("error")];
+}
+
+function touches(deps: ReadonlySet<string>, change: Change): boolean {
+  return deps.has(`${change.map}\u0000${WHOLE_MAP}`) || change.instances.some((i) => deps.has(`${change.map}\u0000${i}`));
+}
+
+/** @internal The live query of `query`, run over views of `ctx` that `view` makes. */
+export function liveQuery<T>(
+  ctx: Context,
+  query: (store: Attrmap) => Promise<T> | T,
+  view: (ctx: Context) => Attrmap,
+): LiveQuery<T> {
+  return {
+    subscribe(observer, onError) {
+      const [next, error] = callbacks(observer, onError);
+      let stopped = false;
+      let running = false;
+      let deps = new Set<string>();
+      // Changes announced while the query runs: they are checked against what this run reads.
+      let during: Change[] = [];
+      const run = async () => {
+        running = true;
+        let again: boolean;
+        do {
+          during = [];
+          const read = new Set<string>();
+          try {
+            const value = await query(view(tracking(ctx, read)));
+            deps = read;
+            if (!stopped) next?.(value);
+          } catch (e) {
+            deps = read;
+            if (!stopped) error?.(e);
+          }
+          again = during.some((c) => touches(deps, c));
+        } while (again && !stopped);
+        running = false;
+      };
+      const stop = watchChanges(ctx.store.name, (change) => {
+        if (stopped) return;
+        if (running) during.push(change);
+        else if (touches(deps, change)) void run();
+      });
+      void run();
+      const unsubscribe = () => {
+        stopped = true;
+        stop();
+      };
+      return Object.defineProperties(unsubscribe, {
+        unsubscribe: { value: unsubscribe },
+        closed: { get: () => stopped },
+      }) as Subscription;
+    },
+  };
+}

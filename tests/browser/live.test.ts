@@ -1,0 +1,248 @@
+// Live queries and workers in real Chromium: a query runs again when what it read is written
+// by this page, another tab, a dedicated worker or the service worker, not for other writes,
+// and not after unsubscribing; a module worker and a page share data and locks; export and
+// import round-trip through real IndexedDB.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
+import "./page-types.js";
+import { openTab, useProfile } from "./harness.js";
+
+const env = useProfile();
+
+/** Runs `code` (a module body with `attrmap` imported) in a dedicated module worker of `page`; resolves with what it posts. */
+function inWorker<T>(page: Page, code: string): Promise<T> {
+  return page.evaluate(
+    ({ origin, code }) =>
+      new Promise<T>((resolve, reject) => {
+        const source = [
+          `import * as attrmap from "${origin}/attrmap/dist/index.js";`,
+          `try {\n${code}\n} catch (e) { postMessage({ crash: String(e) }); }`,
+        ].join("\n");
+        const worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })), { type: "module" });
+        worker.onmessage = (e) => {
+          worker.terminate();
+          if (e.data?.crash) reject(new Error(e.data.crash));
+          else resolve(e.data as T);
+        };
+        worker.onerror = (e) => reject(new Error(e.message));
+      }),
+    { origin: env.server.origin, code },
+  );
+}
+
+/** Waits until the page's `window.results` holds `n` values; returns them. */
+async function results(page: Page, n: number): Promise<unknown[]> {
+  for (;;) {
+    const seen = await page.evaluate(() => (window as unknown as { results: unknown[] }).results);
+    if (seen.length >= n) return seen;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test("a live query runs again for writes of this page, another tab, a worker and the service worker; for no others", async () => {
+  const page = await openTab(env.context, env.server.origin);
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
+    if (!navigator.serviceWorker.controller)
+      await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+    await fetch("/patterns/hash-partitioned-attribute-map/start", { method: "POST" });
+    const w = window as unknown as { results: unknown[]; subscription: { unsubscribe(): void; closed: boolean } };
+    w.results = [];
+    const store = window.attrmap.openAttrmap();
+    w.subscription = store
+      .liveQuery(async (s) => (await (await s.customerDirectory()).getProfile("watched@example.com"))?.fullName ?? null)
+      .subscribe((v) => w.results.push(v));
+  });
+  assert.deepEqual(await results(page, 1), [null], "the first run finds nothing");
+  const write = (p: Page, name: string) =>
+    p.evaluate(
+      async (name) =>
+        (await window.attrmap.openAttrmap().customerDirectory()).upsertProfile({
+          emailAddress: "watched@example.com",
+          fullName: name,
+        }),
+      name,
+    );
+  await write(page, "from this page");
+  assert.deepEqual((await results(page, 2)).at(-1), "from this page");
+  const other = await openTab(env.context, env.server.origin);
+  await write(other, "from another tab");
+  assert.deepEqual((await results(page, 3)).at(-1), "from another tab");
+  await inWorker(
+    page,
+    `const d = await attrmap.openAttrmap().customerDirectory();
+     await d.upsertProfile({ emailAddress: "watched@example.com", fullName: "from a worker" });
+     postMessage("done");`,
+  );
+  assert.deepEqual((await results(page, 4)).at(-1), "from a worker");
+  await page.evaluate(() =>
+    fetch("/patterns/hash-partitioned-attribute-map/customer-profile", {
+      method: "PUT",
+      body: JSON.stringify({ emailAddress: "watched@example.com", fullName: "from the service worker" }),
+    }),
+  );
+  assert.deepEqual((await results(page, 5)).at(-1), "from the service worker");
+  // A write to a partition the query never read does not run it: the next result is the next relevant write's.
+  const unrelated = await page.evaluate(() => {
+    const { emailPartition } = window.attrmap;
+    const watched = emailPartition("watched@example.com").partitionName;
+    for (let i = 0; ; i++) if (emailPartition(`other${i}@example.com`).partitionName !== watched) return `other${i}@example.com`;
+  });
+  await other.evaluate(
+    async (email) =>
+      (await window.attrmap.openAttrmap().customerDirectory()).upsertProfile({ emailAddress: email, fullName: "x" }),
+    unrelated,
+  );
+  await write(other, "after an unrelated write");
+  const seen = await results(page, 6);
+  assert.deepEqual(seen, [
+    null,
+    "from this page",
+    "from another tab",
+    "from a worker",
+    "from the service worker",
+    "after an unrelated write",
+  ]);
+  const closed = await page.evaluate(() => {
+    const { subscription } = window as unknown as { subscription: { unsubscribe(): void; closed: boolean } };
+    const before = subscription.closed;
+    subscription.unsubscribe();
+    return [before, subscription.closed];
+  });
+  assert.deepEqual(closed, [false, true]);
+  await write(other, "after unsubscribing");
+  // Another live query sees that write; the stopped one must not have run again by then.
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        window.attrmap
+          .openAttrmap()
+          .liveQuery(async (s) => (await (await s.customerDirectory()).getProfile("watched@example.com"))?.fullName)
+          .subscribe((v) => v === "after unsubscribing" && resolve());
+      }),
+  );
+  assert.equal((await results(page, 6)).length, 6);
+  assert.deepEqual([...page.errors, ...other.errors], []);
+});
+
+test("a live query over a log page and a count runs again on appends; an error goes to its error callback", async () => {
+  const page = await openTab(env.context, env.server.origin);
+  const got = await page.evaluate(async () => {
+    const store = window.attrmap.openAttrmap({ name: "live-log" });
+    const archive = await store.subscriberArchive({ chunkSize: 2 });
+    const seen: string[] = [];
+    const errors: string[] = [];
+    let resolveFirst: () => void;
+    let resolveDone: () => void;
+    const first = new Promise<void>((r) => (resolveFirst = r));
+    const done = new Promise<void>((r) => (resolveDone = r));
+    // The observer form, as Dexie's and RxJS's observables take it.
+    const subscription = store
+      .liveQuery(async (s) => {
+        const a = await s.subscriberArchive();
+        const count = await a.count();
+        if (count === 2) throw new Error("two is refused");
+        return `${count}:${(await a.getSubscriberPage("")).subscribers.map((x) => x.subscriberId).join(",")}`;
+      })
+      .subscribe({
+        next(v) {
+          seen.push(v);
+          resolveFirst();
+          if (v.startsWith("3:")) resolveDone();
+        },
+        error: (e) => errors.push(String(e)),
+      });
+    // The first run reads before any append, so it sees the empty log.
+    await first;
+    for (const id of ["a", "b", "c"]) {
+      await archive.registerSubscriber({ subscriberId: id, deliveryAddress: "x" });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await done;
+    subscription(); // the subscription is also the function that stops it
+    const closed = subscription.closed;
+    return { seen, errors, closed };
+  });
+  assert.equal(got.closed, true);
+  assert.deepEqual(got.seen.at(0), "0:");
+  assert.deepEqual(got.seen.at(-1), "3:c");
+  assert.deepEqual(got.errors, ["Error: two is refused"]);
+  assert.deepEqual(page.errors, []);
+});
+
+test("a module worker and a page share data and locks: each reads what the other wrote", async () => {
+  const page = await openTab(env.context, env.server.origin);
+  await page.evaluate(async () => {
+    const archive = await window.attrmap.openAttrmap({ name: "shared" }).subscriberArchive({ chunkSize: 5 });
+    await archive.registerSubscribers(Array.from({ length: 7 }, (_, i) => ({ subscriberId: `page-${i}`, deliveryAddress: "p" })));
+  });
+  const fromWorker = await inWorker<{ seen: number; sequences: number[] }>(
+    page,
+    `const archive = await attrmap.openAttrmap({ name: "shared" }).subscriberArchive();
+     const seen = await archive.count();
+     const news = Array.from({ length: 6 }, (_, i) => ({ subscriberId: "worker-" + i, deliveryAddress: "w" }));
+     const added = await archive.registerSubscribers(news);
+     postMessage({ seen, sequences: added.map((s) => s.sequence) });`,
+  );
+  assert.deepEqual(fromWorker, { seen: 7, sequences: [8, 9, 10, 11, 12, 13] });
+  // Both at once: the worker and the page append 50 each; sequences 14..113, each once.
+  const [workerSeqs, pageSeqs] = await Promise.all([
+    inWorker<number[]>(
+      page,
+      `const archive = await attrmap.openAttrmap({ name: "shared" }).subscriberArchive();
+       const one = (i) => archive.registerSubscriber({ subscriberId: "w" + i, deliveryAddress: "w" });
+       const got = await Promise.all(Array.from({ length: 50 }, (_, i) => one(i)));
+       postMessage(got.map((s) => s.sequence));`,
+    ),
+    page.evaluate(async () => {
+      const archive = await window.attrmap.openAttrmap({ name: "shared" }).subscriberArchive();
+      const got = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => archive.registerSubscriber({ subscriberId: `p${i}`, deliveryAddress: "p" })),
+      );
+      return got.map((s) => s.sequence);
+    }),
+  ]);
+  assert.deepEqual(
+    [...workerSeqs, ...pageSeqs].sort((a, b) => a - b),
+    Array.from({ length: 100 }, (_, i) => i + 14),
+  );
+  const pageSees = await page.evaluate(async () =>
+    (await window.attrmap.openAttrmap({ name: "shared" }).subscriberArchive()).count(),
+  );
+  assert.equal(pageSees, 113);
+  assert.deepEqual(page.errors, []);
+});
+
+test("export and import through real IndexedDB: a round trip gives the same bytes, and a bad file changes nothing", async () => {
+  const page = await openTab(env.context, env.server.origin);
+  const result = await page.evaluate(async () => {
+    const text = async (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
+    const source = window.attrmap.openAttrmap({ name: "export-source" });
+    const dir = await source.customerDirectory();
+    await dir.upsertProfiles(
+      Array.from({ length: 500 }, (_, i) => ({ emailAddress: `u${i}@example.com`, fullName: `User ${i}` })),
+    );
+    const archive = await source.subscriberArchive({ chunkSize: 30 });
+    await archive.registerSubscribers(Array.from({ length: 100 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: "d" })));
+    const exported = await text(source.exportData());
+    const target = window.attrmap.openAttrmap({ name: "export-target" });
+    const summary = await target.importData(new Blob([exported]));
+    const again = await text(target.exportData());
+    const broken = exported.replace('"u1@example.com"', '"U1@example.com"');
+    const other = window.attrmap.openAttrmap({ name: "export-other" });
+    const refused = await other.importData(broken).then(
+      () => "ok",
+      (e) => `${e.code}: ${e.message}`,
+    );
+    return { summary, same: again === exported, refused, maps: await text(other.exportData()) };
+  });
+  assert.deepEqual(result.summary, { maps: 2, instances: result.summary.instances, entries: 600 });
+  assert.equal(result.same, true);
+  assert.match(
+    result.refused,
+    /^invalid_argument: line \d+: key "U1@example.com" is not a canonical email \(key-not-canonical\)$/,
+  );
+  assert.equal(result.maps, '{"format":"attrmap-export","version":1}\n', "nothing was imported");
+  assert.deepEqual(page.errors, []);
+});
