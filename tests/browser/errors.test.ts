@@ -3,29 +3,20 @@
 // database another program left without attrmap's object stores, and the HTTP handler's
 // answers to lock waits.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import "./page-types.js";
-import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
+import { openTab, useProfile } from "./harness.js";
 
-let server: StaticServer;
-let browser: Awaited<ReturnType<typeof persistentContext>>;
-before(async () => {
-  server = await serveWww();
-  browser = await persistentContext();
-});
-after(async () => {
-  await browser?.dispose();
-  await server?.close();
-});
+const env = useProfile();
 
 test("transaction_aborted: a big write aborted by the browser clearing the site's data; the next call reopens", async () => {
-  const page = await openTab(browser.context, server.origin);
-  const cdp = await browser.context.newCDPSession(page);
+  const page = await openTab(env.context, env.server.origin);
+  const cdp = await env.context.newCDPSession(page);
   let armed = false;
   await page.exposeFunction("writeStarted", async () => {
     if (!armed) return;
     armed = false;
-    await cdp.send("Storage.clearDataForOrigin", { origin: server.origin, storageTypes: "indexeddb" });
+    await cdp.send("Storage.clearDataForOrigin", { origin: env.server.origin, storageTypes: "indexeddb" });
   });
   const seen: string[] = [];
   // Whether the clear lands in the commit (AbortError) or on the closing connection
@@ -63,7 +54,7 @@ test("transaction_aborted: a big write aborted by the browser clearing the site'
 });
 
 test("a connection closed under the store is reopened once; if every one closes at once, connection_closed", async () => {
-  const page = await openTab(browser.context, server.origin);
+  const page = await openTab(env.context, env.server.origin);
   const result = await page.evaluate(async () => {
     const { openAttrmap } = window.attrmap;
     const opened: IDBDatabase[] = [];
@@ -104,7 +95,7 @@ test("a connection closed under the store is reopened once; if every one closes 
 });
 
 test("storage_error: a database of the same name without attrmap's object stores", async () => {
-  const page = await openTab(browser.context, server.origin);
+  const page = await openTab(env.context, env.server.origin);
   const result = await page.evaluate(async () => {
     // Another program's database, at the schema version attrmap uses, with other stores.
     await new Promise<void>((resolve, reject) => {
@@ -129,7 +120,7 @@ test("storage_error: a database of the same name without attrmap's object stores
 });
 
 test('the HTTP handler: lock: "wait" queues and succeeds, a timed-out wait is 409, ifAvailable is 409 at once', async () => {
-  const [holder, page] = [await openTab(browser.context, server.origin), await openTab(browser.context, server.origin)];
+  const [holder, page] = [await openTab(env.context, env.server.origin), await openTab(env.context, env.server.origin)];
   const lock = await page.evaluate(async () => {
     const { openAttrmap, lockName, emailPartition, createHandler } = window.attrmap;
     const store = openAttrmap({ name: "http-locks" });

@@ -1,21 +1,12 @@
 // The hardening fuzz (tests/shared/fuzz.ts) in real Chromium: in a page and in a module
 // worker, with storage in IndexedDB on an on-disk profile and Web Locks.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { FuzzReport } from "../shared/fuzz.js";
 import "./page-types.js";
-import { openTab, persistentContext, SHARED_PATH, type StaticServer, serveWww } from "./harness.js";
+import { openTab, SHARED_PATH, useProfile } from "./harness.js";
 
-let server: StaticServer;
-let browser: Awaited<ReturnType<typeof persistentContext>>;
-before(async () => {
-  server = await serveWww();
-  browser = await persistentContext();
-});
-after(async () => {
-  await browser?.dispose();
-  await server?.close();
-});
+const env = useProfile();
 
 function check(report: FuzzReport): void {
   assert.deepEqual(report.failures, []);
@@ -25,7 +16,7 @@ function check(report: FuzzReport): void {
 }
 
 test("the fuzz in a page: every call answers or throws an AttrmapError, golden values survive", async () => {
-  const page = await openTab(browser.context, server.origin);
+  const page = await openTab(env.context, env.server.origin);
   const report = await page.evaluate(async (path) => {
     const { fuzz } = (await import(`${path}fuzz.js`)) as typeof import("../shared/fuzz.js");
     return fuzz(window.attrmap, { rounds: 5, storage: { name: "fuzz-page" } });
@@ -36,7 +27,7 @@ test("the fuzz in a page: every call answers or throws an AttrmapError, golden v
 });
 
 test("the fuzz in a module worker", async () => {
-  const page = await openTab(browser.context, server.origin);
+  const page = await openTab(env.context, env.server.origin);
   const report = await page.evaluate(
     ({ origin, path }) =>
       new Promise<FuzzReport>((resolve, reject) => {
@@ -49,7 +40,7 @@ test("the fuzz in a module worker", async () => {
         worker.onmessage = (e) => (e.data.crash ? reject(new Error(e.data.crash)) : resolve(e.data as FuzzReport));
         worker.onerror = (e) => reject(new Error(e.message));
       }),
-    { origin: server.origin, path: SHARED_PATH },
+    { origin: env.server.origin, path: SHARED_PATH },
   );
   check(report);
   assert.deepEqual(page.errors, []);

@@ -149,6 +149,39 @@ export function useChromium(): ChromiumEnv {
   return env;
 }
 
+/** Names for fresh databases: `<prefix>-<pid>-1`, `-2`, ... */
+export function uniqueNames(prefix: string): () => string {
+  let n = 0;
+  return () => `${prefix}-${process.pid}-${++n}`;
+}
+
+export interface ProfileEnv {
+  server: StaticServer;
+  /** A Chromium with an on-disk profile; each page is a tab. */
+  context: BrowserContext;
+}
+
+/**
+ * One server and one Chromium with an on-disk profile for the calling test file, started before
+ * its tests, then `setup` (top-level `before` hooks of one file are not run one after another).
+ */
+export function useProfile(setup?: (env: ProfileEnv) => Promise<void>): ProfileEnv {
+  const env = {} as ProfileEnv;
+  let dispose: (() => Promise<void>) | undefined;
+  before(async () => {
+    env.server = await serveWww();
+    const browser = await persistentContext();
+    env.context = browser.context;
+    dispose = () => browser.dispose();
+    await setup?.(env);
+  });
+  after(async () => {
+    await dispose?.();
+    await env.server?.close();
+  });
+  return env;
+}
+
 /** A Chromium with an on-disk profile in a fresh temporary folder (two pages = two tabs). */
 export async function persistentContext(
   profileDir = mkdtempSync(join(tmpdir(), "attrmap-profile-")),

@@ -1,32 +1,23 @@
 // The reference HTTP API served by the demo's service worker, called with plain fetch from
 // a page it controls: every endpoint's success, bad-input, not-found and before-start answers.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Page } from "playwright-core";
 import "./page-types.js";
-import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
+import { openTab, persistentContext, useProfile } from "./harness.js";
 
 const HASH = "/patterns/hash-partitioned-attribute-map";
 const CHUNKED = "/patterns/sequentially-chunked-attribute-map";
 
-let server: StaticServer;
-let browser: Awaited<ReturnType<typeof persistentContext>>;
 let page: Page & { errors: string[] };
-
-before(async () => {
-  server = await serveWww();
-  browser = await persistentContext();
+const env = useProfile(async ({ context, server }) => {
   // A page of the origin that installs the service worker but starts no flow.
-  page = await openTab(browser.context, server.origin);
+  page = await openTab(context, server.origin);
   await page.evaluate(async () => {
     await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
     if (!navigator.serviceWorker.controller)
       await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
   });
-});
-after(async () => {
-  await browser?.dispose();
-  await server?.close();
 });
 
 interface Answer {
@@ -48,7 +39,7 @@ function call(method: string, path: string, body?: unknown): Promise<Answer> {
 }
 
 test("the page is controlled by the service worker and other paths pass through", async () => {
-  assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${server.origin}/sw.js`);
+  assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${env.server.origin}/sw.js`);
   assert.equal(await page.evaluate(async () => (await fetch("/style.css")).status), 200);
 });
 
@@ -214,7 +205,7 @@ test("the service worker forgets a failed open: once the cause is gone, the next
   // A profile of its own: the database is made unusable before the service worker opens it.
   const own = await persistentContext();
   t.after(() => own.dispose());
-  const tab = await openTab(own.context, server.origin);
+  const tab = await openTab(own.context, env.server.origin);
   // Another program holds "attrmap" at a schema version this library does not know.
   await tab.evaluate(
     () =>

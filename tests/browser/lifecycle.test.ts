@@ -2,27 +2,16 @@
 // clear, resize (with other tabs writing and reading through it), chunk-size changes and
 // retention. Expected placements come from the independent implementation in tests/shared.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { refPartition } from "../shared/reference.js";
 import "./page-types.js";
-import { openTab, persistentContext, SHARED_PATH, type StaticServer, serveWww } from "./harness.js";
+import { openTab, SHARED_PATH, uniqueNames, useProfile } from "./harness.js";
 
-let server: StaticServer;
-let browser: Awaited<ReturnType<typeof persistentContext>>;
-let dbCounter = 0;
-const freshDb = () => `lifecycle-${process.pid}-${++dbCounter}`;
+const env = useProfile();
+const freshDb = uniqueNames("lifecycle");
 
-before(async () => {
-  server = await serveWww();
-  browser = await persistentContext();
-});
-after(async () => {
-  await browser?.dispose();
-  await server?.close();
-});
-
-const tab = () => openTab(browser.context, server.origin);
+const tab = () => openTab(env.context, env.server.origin);
 
 test("delete removes any key, __proto__ and constructor too; a partition left empty is removed", async () => {
   const page = await tab();

@@ -5,24 +5,13 @@
 // orders never deadlock. Each lock-dependent scenario also runs with a lock manager that
 // locks nothing, as a control, and must fail there.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Page } from "playwright-core";
 import "./page-types.js";
-import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
+import { openTab, uniqueNames, useProfile } from "./harness.js";
 
-let server: StaticServer;
-let browser: Awaited<ReturnType<typeof persistentContext>>;
-let dbCounter = 0;
-const freshDb = () => `locks-${process.pid}-${++dbCounter}`;
-
-before(async () => {
-  server = await serveWww();
-  browser = await persistentContext();
-});
-after(async () => {
-  await browser?.dispose();
-  await server?.close();
-});
+const env = useProfile();
+const freshDb = uniqueNames("locks");
 
 type Manager = "web-locks" | "no-op";
 
@@ -131,7 +120,7 @@ async function writesHoldTheirLocks(
 }
 
 test("each write holds the exclusive lock of every instance it writes, from before its transaction to its commit", async () => {
-  const page = await openTab(browser.context, server.origin);
+  const page = await openTab(env.context, env.server.origin);
   const real = await writesHoldTheirLocks(page, freshDb(), "web-locks");
   assert.deepEqual(real.violations, []);
   assert.ok(real.transactions >= 10, `only ${real.transactions} write transactions seen`);
@@ -142,7 +131,7 @@ test("each write holds the exclusive lock of every instance it writes, from befo
 
 /** Another tab holds `lock`; returns a function that releases it. */
 async function holdInOtherTab(lock: string): Promise<{ release(): Promise<void>; page: Page }> {
-  const page = await openTab(browser.context, server.origin);
+  const page = await openTab(env.context, env.server.origin);
   await page.evaluate(
     (lock) =>
       new Promise<void>((held) => {
@@ -188,7 +177,7 @@ async function waitingScenario(
   abort: boolean,
 ): Promise<{ queued: string; outcome: string; stored: string | undefined }> {
   const db = freshDb();
-  const writer = await openTab(browser.context, server.origin);
+  const writer = await openTab(env.context, env.server.origin);
   await installManager(writer, manager);
   const lock = await writer.evaluate(async (db) => {
     const { openAttrmap, lockName, emailPartition } = window.attrmap;
@@ -241,7 +230,7 @@ test("an abort during a real Web Locks wait gives aborted and writes nothing", a
 
 test("two tabs writing overlapping partitions in opposite orders never deadlock and lose nothing", async () => {
   const db = freshDb();
-  const [a, b] = [await openTab(browser.context, server.origin), await openTab(browser.context, server.origin)];
+  const [a, b] = [await openTab(env.context, env.server.origin), await openTab(env.context, env.server.origin)];
   const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
   const run = (page: Page, order: string[], tag: string) =>
     page.evaluate(

@@ -1,10 +1,11 @@
-// Every JavaScript snippet of the README runs as written: page snippets as module scripts of a
-// page whose import map resolves "attrmap" (in a fresh on-disk profile each), the Node snippet
-// with node, the service-worker snippet bundled (as the README says an unbundled service worker
-// needs) and registered, answering the HTTP API. Each snippet is marked with where it runs.
+// Every JavaScript snippet of the README and docs/ runs as written: page snippets as module
+// scripts of a page whose import map resolves "attrmap" (in a fresh on-disk profile each), the
+// Node snippet with node, the worker and service-worker snippets bundled (as the README says an
+// unbundled worker needs) and started, the service worker answering the HTTP API. Each snippet
+// is marked with where it runs.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -12,12 +13,28 @@ import { buildSync } from "esbuild";
 import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
 
 const TESTS = resolve(fileURLToPath(new URL("..", import.meta.url)));
-const README = readFileSync(join(TESTS, "../README.md"), "utf8");
-const snippets = [...README.matchAll(/<!-- snippet: ([a-z-]+) -->\n```js\n([\s\S]*?)```/g)].map((m, i) => ({
-  where: m[1]!,
-  code: m[2]!,
-  id: i,
+const DOCUMENTS = ["README.md", ...readdirSync(join(TESTS, "../docs")).map((f) => `docs/${f}`)].map((file) => ({
+  file,
+  text: readFileSync(join(TESTS, "..", file), "utf8"),
 }));
+const snippets = DOCUMENTS.flatMap(({ file, text }) =>
+  [...text.matchAll(/<!-- snippet: ([a-z-]+) -->\n```js\n([\s\S]*?)```/g)].map((m, i) => ({
+    where: m[1]!,
+    code: m[2]!,
+    id: `${file.replace(/\W/g, "-")}-${i}`,
+    file,
+  })),
+);
+/** The one snippet of the README that runs `where`. */
+const only = (where: string) => {
+  const found = snippets.filter((s) => s.where === where);
+  assert.equal(found.length, 1, `one ${where} snippet`);
+  return found[0]!;
+};
+
+/** `code` bundled as a module, its imports resolved from tests/ (where the package is installed). */
+const bundled = (code: string) =>
+  buildSync({ stdin: { contents: code, resolveDir: TESTS }, bundle: true, format: "esm", write: false }).outputFiles[0]!.text;
 
 let server: StaticServer;
 before(async () => {
@@ -27,14 +44,16 @@ after(async () => {
   await server?.close();
 });
 
-test("every js block of the README says where it runs", () => {
-  assert.equal(snippets.length, [...README.matchAll(/```js\n/g)].length);
-  assert.deepEqual([...new Set(snippets.map((s) => s.where))].sort(), ["node", "page", "service-worker"]);
+test("every js block of the README and docs/ says where it runs", () => {
+  for (const { file, text } of DOCUMENTS) {
+    assert.equal(snippets.filter((s) => s.file === file).length, [...text.matchAll(/```js\n/g)].length, file);
+  }
+  assert.deepEqual([...new Set(snippets.map((s) => s.where))].sort(), ["node", "page", "service-worker", "worker"]);
 });
 
 for (const snippet of snippets.filter((s) => s.where === "page")) {
   const firstLine = snippet.code.split("\n").find((l) => !l.startsWith("import"));
-  test(`README page snippet ${snippet.id} runs in a page: ${firstLine}`, async (t) => {
+  test(`${snippet.file} page snippet ${snippet.id} runs in a page: ${firstLine}`, async (t) => {
     const browser = await persistentContext();
     t.after(() => browser.dispose());
     server.files.set(`/__readme__/${snippet.id}.js`, { type: "text/javascript", body: snippet.code });
@@ -60,7 +79,7 @@ try {
 }
 
 test("the README's Node snippet runs with node", () => {
-  const snippet = snippets.find((s) => s.where === "node")!;
+  const snippet = only("node");
   const file = join(TESTS, ".readme-snippet.mjs"); // inside tests/, so "attrmap" and fake-indexeddb resolve
   writeFileSync(file, snippet.code);
   try {
@@ -73,9 +92,7 @@ test("the README's Node snippet runs with node", () => {
 });
 
 test("the README's service worker, bundled, serves the HTTP API to the page it controls", async (t) => {
-  const snippet = snippets.find((s) => s.where === "service-worker")!;
-  const bundle = buildSync({ stdin: { contents: snippet.code, resolveDir: TESTS }, bundle: true, format: "esm", write: false });
-  server.files.set("/readme-sw.js", { type: "text/javascript", body: bundle.outputFiles[0]!.text });
+  server.files.set("/readme-sw.js", { type: "text/javascript", body: bundled(only("service-worker").code) });
   const browser = await persistentContext();
   t.after(() => browser.dispose());
   const page = await openTab(browser.context, server.origin);
@@ -87,5 +104,37 @@ test("the README's service worker, bundled, serves the HTTP API to the page it c
     return [response.status, ((await response.json()) as { flowID: string }).flowID];
   });
   assert.deepEqual(answer, [200, "customer-directory"]);
+  assert.deepEqual(page.errors, []);
+});
+
+test("the README's module worker, bundled, appends what the page posts and answers with the record", async (t) => {
+  server.files.set("/readme-worker.js", { type: "text/javascript", body: bundled(only("worker").code) });
+  const browser = await persistentContext();
+  t.after(() => browser.dispose());
+  const page = await openTab(browser.context, server.origin);
+  const answers = await page.evaluate(async () => {
+    const worker = new Worker("/readme-worker.js", { type: "module" });
+    const replies: unknown[] = [];
+    await new Promise<void>((resolve, reject) => {
+      worker.onerror = (e) => reject(new Error(e.message));
+      worker.onmessage = (e) => {
+        replies.push(e.data);
+        if (replies.length === 2) resolve();
+      };
+      worker.postMessage({ type: "login" });
+      worker.postMessage({ type: "logout" });
+      setTimeout(() => reject(new Error(`the worker answered ${replies.length} of 2 messages in 10 s`)), 10_000);
+    });
+    worker.terminate();
+    const log = await window.attrmap.openAttrmap().chunkedLog("events");
+    return { replies, count: await log.count() };
+  });
+  assert.deepEqual(answers, {
+    replies: [
+      { sequence: 1, value: { type: "login" } },
+      { sequence: 2, value: { type: "logout" } },
+    ],
+    count: 2,
+  });
   assert.deepEqual(page.errors, []);
 });

@@ -1,28 +1,14 @@
 // The storage layer in real headless Chromium with on-disk profiles: IndexedDB, Web Locks,
 // several tabs of one browser. Each test uses its own database name.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { BrowserContext } from "playwright-core";
+import { test } from "node:test";
 import "./page-types.js";
-import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
+import { openTab, uniqueNames, useProfile } from "./harness.js";
 
-let server: StaticServer;
-let browser: Awaited<ReturnType<typeof persistentContext>>;
-let context: BrowserContext;
-let dbCounter = 0;
-const freshDb = () => `db-${process.pid}-${++dbCounter}`;
+const env = useProfile();
+const freshDb = uniqueNames("db");
 
-before(async () => {
-  server = await serveWww();
-  browser = await persistentContext();
-  context = browser.context;
-});
-after(async () => {
-  await browser?.dispose();
-  await server?.close();
-});
-
-const tab = () => openTab(context, server.origin);
+const tab = () => openTab(env.context, env.server.origin);
 
 test("profiles and any ASCII key round-trip; absent keys and partitions read as undefined", async () => {
   const page = await tab();
