@@ -5,9 +5,11 @@
 import { call, routes, serviceWorkerReady } from "./api.js";
 import { initArchive, refreshCurrent, showPage } from "./archive.js";
 import { CUSTOMER_PROFILES_MAP, openAttrmap, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/index.js";
+import { initBackup } from "./backup.js";
 import { showChange } from "./changes.js";
 import { initDirectory } from "./directory.js";
 import { text } from "./dom.js";
+import { initLive } from "./live.js";
 import { initRules } from "./rules.js";
 import { initSamples, showFill } from "./samples.js";
 
@@ -19,6 +21,8 @@ async function main() {
   initArchive(archive);
   await initSamples(store);
   initRules(archive);
+  initLive(store);
+  initBackup(store);
   store.watch((change) => {
     showChange(change);
     if (change.map === SUBSCRIBER_CHUNKS_MAP) void refreshCurrent();

@@ -4,7 +4,7 @@
 import { call, routes } from "./api.js";
 import { CURRENT } from "./attrmap/dist/index.js";
 import { fetchCall, httpAndLibrary, js, libraryCall } from "./code.js";
-import { $, clearOnInvalid, failure, result, row, text } from "./dom.js";
+import { $, clearOnInvalid, describeError, failure, result, row, text } from "./dom.js";
 
 let archive; // the library's view of the same log, for what HTTP does not answer (which page is newer)
 let shown = { pageToken: CURRENT, newest: undefined, next: "" };
@@ -84,7 +84,7 @@ async function changeLog(run, lines) {
     message = await run();
   } catch (error) {
     ok = false;
-    message = `${error.code}: ${error.message}`;
+    message = describeError(error);
   }
   await showPage(CURRENT);
   result("log-message", ok, message);

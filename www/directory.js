@@ -4,7 +4,7 @@
 import { call, routes } from "./api.js";
 import { emailPartition } from "./attrmap/dist/index.js";
 import { fetchCall, httpAndLibrary, js, libraryCall } from "./code.js";
-import { $, clearOnInvalid, failure, result, text } from "./dom.js";
+import { $, clearOnInvalid, describeError, failure, result, text } from "./dom.js";
 
 let store;
 
@@ -74,7 +74,7 @@ async function remove() {
     message = (await directory.deleteProfile(email)) ? `Deleted from ${partition}.` : "There was no profile to delete.";
   } catch (error) {
     ok = false;
-    message = `${error.code}: ${error.message}`;
+    message = describeError(error);
   }
   showProfile(undefined);
   result("directory-message", ok, message);

@@ -34,6 +34,11 @@ export function row(cells) {
   return tr;
 }
 
+/** An error as a result shows it: "code: message" for an AttrmapError, the message otherwise. */
+export function describeError(error) {
+  return error.code ? `${error.code}: ${error.message}` : error.message;
+}
+
 /** "400 Bad Request: emailAddress is required" for an HTTP answer that failed. */
 export function failure({ status, body }) {
   return `${status} ${STATUS_TEXT[status] ?? ""}: ${body.error}`;

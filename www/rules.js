@@ -1,17 +1,13 @@
 // The rules panels: an email's partition and a page token's meaning, live as you type.
 import { AttrmapError, CURRENT, emailPartition, validatePageToken } from "./attrmap/dist/index.js";
 import { js, libraryCall } from "./code.js";
-import { $, text } from "./dom.js";
+import { $, describeError, text } from "./dom.js";
 
 let archive;
 
 // Shows invisible characters (tabs, NUL, ...) as JSON escapes so the canonical form is exact.
 function visible(value) {
   return JSON.stringify(value).slice(1, -1);
-}
-
-function describe(error) {
-  return error instanceof AttrmapError ? `${error.code}: ${error.message}` : String(error);
 }
 
 function showPartition() {
@@ -34,7 +30,7 @@ function showPartition() {
   } catch (error) {
     $("partition-result").hidden = true;
     $("partition-error").hidden = false;
-    text("partition-error", describe(error));
+    text("partition-error", describeError(error));
   }
 }
 
@@ -56,13 +52,13 @@ async function showToken() {
         page instanceof AttrmapError && page.code === "not_found"
           ? `Valid for chunks of ${archive.log.chunkSize}, but no chunk is archived under it yet.`
           : page instanceof Error
-            ? describe(page)
+            ? describeError(page)
             : `Valid: an archived chunk of ${page.subscribers.length} subscribers, ` +
               `${page.subscribers.at(-1).sequence} to ${page.subscribers[0].sequence}.`;
     }
   } catch (error) {
     ok = false;
-    message = describe(error);
+    message = describeError(error);
   }
   if (mine !== checking) return; // a newer keystroke is being answered
   out.className = ok ? "ok" : "error";

@@ -2,7 +2,7 @@
 // endpoint), with progress, and a view of how full the partitions and chunks are.
 import { emailPartition, partitionName } from "./attrmap/dist/index.js";
 import { libraryCall } from "./code.js";
-import { $, clearOnInvalid, clearResult, result, text } from "./dom.js";
+import { $, clearOnInvalid, clearResult, describeError, result, text } from "./dom.js";
 
 const MAX_SAMPLES = 200_000;
 /** Records per transaction: whole partitions are kept together, so each is written once. */
@@ -87,7 +87,7 @@ export async function importSamples(store) {
     }
     result("sample-message", true, `Done: ${profiles} profiles and ${subscribers} subscribers imported.`);
   } catch (error) {
-    result("sample-message", false, `Import stopped: ${error.code ?? ""} ${error.message}`);
+    result("sample-message", false, `Import stopped: ${describeError(error)}`);
   } finally {
     $("sample-import").disabled = false;
   }
@@ -195,7 +195,7 @@ async function resize(store) {
       `The directory has ${directory.map.partitionCount} partitions (layout version ${directory.map.layoutVersion}).`,
     );
   } catch (error) {
-    result("resize-message", false, `${error.code}: ${error.message}`);
+    result("resize-message", false, describeError(error));
   } finally {
     $("resize-button").disabled = false;
   }

@@ -3,6 +3,7 @@
 // at both. The page talks to its service worker's HTTP API; each test has its own profile.
 // Expected partitions come from the independent implementation in tests/shared/reference.ts.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { type TestContext, test } from "node:test";
 import type { Page } from "playwright-core";
 import { refPartition } from "../shared/reference.js";
@@ -31,6 +32,7 @@ async function openDemo(t: TestContext, viewport = DESKTOP) {
 /** A screenshot of one panel at the page's current size. */
 async function shoot(page: Page, section: string, name: string): Promise<void> {
   const size = page.viewportSize()!.width < 600 ? "phone" : "desktop";
+  await page.bringToFront(); // a tab behind another draws no frames, and the screenshot waits for one
   await page.locator(`#${section}`).scrollIntoViewIfNeeded();
   await screenshot(page, `demo-${name}-${size}`, `#${section}`);
 }
@@ -375,4 +377,187 @@ test("archive: a chunk-size change archives current short, pages show their size
   assert.equal(await textOf(page, "#next-token"), "none: this is the oldest page");
   await shoot(page, "archive", "archive-retention");
   assert.deepEqual(page.errors, []);
+});
+
+/** Bytes as the demo shows them, written independently of it. */
+const kib = (bytes: number) => `${Math.round((bytes / 1024) * 10) / 10} KiB`;
+
+/** Saves a profile with the directory form and waits for the answer. */
+async function saveProfile(page: Page, email: string, fullName: string): Promise<void> {
+  const form = page.locator("#profile-form");
+  await form.getByLabel("Email address").fill(email);
+  await form.getByLabel("Full name").fill(fullName);
+  await form.getByRole("button", { name: "Save profile" }).click();
+  await page.waitForFunction(
+    (name) =>
+      document.getElementById("directory-message")?.textContent?.startsWith("Saved") &&
+      document.getElementById("shown-name")?.textContent === name,
+    fullName,
+  );
+}
+
+/** Looks an email up through the HTTP API form; resolves with the message and the name shown. */
+async function lookUp(page: Page, email: string): Promise<[string, string]> {
+  await page.evaluate(() => {
+    document.getElementById("directory-message")!.textContent = "";
+  });
+  await page.getByLabel("Look up email").fill(email);
+  await page.getByRole("button", { name: "Look up" }).click();
+  await page.waitForFunction(() => document.getElementById("directory-message")?.textContent !== "");
+  return [await textOf(page, "#directory-message"), await textOf(page, "#shown-name")];
+}
+
+test("backup: the export downloads every map; another browser refuses it without replace, restores it with", async (t) => {
+  const { page } = await openDemo(t);
+  await saveProfile(page, "Erin@Example.com", "Erin");
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export all maps" }).click();
+  const file = await download;
+  assert.equal(file.suggestedFilename(), "attrmap-export.ndjson");
+  const exported = readFileSync((await file.path())!, "utf8");
+  const lines = exported.trimEnd().split("\n");
+  assert.deepEqual(JSON.parse(lines[0]!), { format: "attrmap-export", version: 1 });
+  const erin = refPartition("erin@example.com", 1000).name;
+  const line = lines.find((l) => l.includes(`"instance":"${erin}"`));
+  assert.ok(line, `no line for ${erin}`);
+  assert.equal((JSON.parse(line) as { value: Record<string, { fullName: string }> }).value["erin@example.com"]?.fullName, "Erin");
+  await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Exported"));
+  assert.equal(
+    await textOf(page, "#backup-message"),
+    `Exported ${lines.length} lines (${kib(Buffer.byteLength(exported))}) to attrmap-export.ndjson.`,
+  );
+  await shoot(page, "backup", "exported");
+
+  // A fresh browser has its own (empty) directory and archive: the import must be asked to replace them.
+  const { page: other } = await openDemo(t, PHONE);
+  assert.equal((await lookUp(other, "erin@example.com"))[0], '404 Not Found: customer profile "erin@example.com" not found');
+  await other.setInputFiles("#import-file", {
+    name: "attrmap-export.ndjson",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from(exported),
+  });
+  await other.getByRole("button", { name: "Restore from file" }).click();
+  await other.waitForFunction(() => document.getElementById("backup-message")?.className.includes("error"));
+  assert.match(
+    await textOf(other, "#backup-message"),
+    /^Import refused, nothing was changed: already_exists: line \d+: map "[^"]+" exists already; pass \{ replace: true \} to/,
+  );
+  await other.getByLabel("Replace maps that exist").check();
+  await other.getByRole("button", { name: "Restore from file" }).click();
+  await other.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Imported"));
+  const layouts = lines.filter((l) => l.includes('"layout"')).length;
+  assert.match(
+    await textOf(other, "#backup-message"),
+    new RegExp(`^Imported ${layouts} maps, \\d+ instances, \\d+ entries from attrmap-export\\.ndjson\\.$`),
+  );
+  assert.equal(await other.evaluate(() => (document.getElementById("backup-progress") as HTMLProgressElement).position), 1);
+  assert.deepEqual(await lookUp(other, "ERIN@example.com"), [`Read from ${erin}.`, "Erin"]);
+  await shoot(other, "backup", "restored");
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(
+    other.errors.filter((e) => !EXPECTED_4XX.test(e)),
+    [],
+  );
+});
+
+test("backup: a file with one bad line is refused at that line, and nothing changes", async (t) => {
+  const { page } = await openDemo(t);
+  await saveProfile(page, "frank@example.com", "Frank");
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export all maps" }).click();
+  const lines = readFileSync((await (await download).path())!, "utf8")
+    .trimEnd()
+    .split("\n");
+  // Frank's key in upper case: not canonical under the email rule (docs/export-format.md).
+  const at = lines.findIndex((l) => l.includes('"frank@example.com":'));
+  lines[at] = lines[at]!.replace('"frank@example.com":', '"FRANK@example.com":');
+  await saveProfile(page, "frank@example.com", "Frank, after the export");
+  await page.setInputFiles("#import-file", {
+    name: "bad.ndjson",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from(`${lines.join("\n")}\n`),
+  });
+  await page.getByLabel("Replace maps that exist").check();
+  await page.getByRole("button", { name: "Restore from file" }).click();
+  await page.waitForFunction(() => document.getElementById("backup-message")?.className.includes("error"));
+  assert.equal(
+    await textOf(page, "#backup-message"),
+    "Import refused, nothing was changed: " +
+      `invalid_argument: line ${at + 1}: key "FRANK@example.com" is not a canonical email (key-not-canonical)`,
+  );
+  assert.deepEqual(await lookUp(page, "frank@example.com"), [
+    `Read from ${refPartition("frank@example.com", 1000).name}.`,
+    "Frank, after the export",
+  ]);
+  await shoot(page, "backup", "refused");
+  assert.deepEqual(page.errors, []);
+});
+
+test("backup: SetAttributes requests for the Python sample, one file per flow, in the sample's names", async (t) => {
+  const { page } = await openDemo(t);
+  await saveProfile(page, "gina@example.com", "Gina");
+  const downloads: Array<Promise<[string, string]>> = [];
+  page.on("download", (d) => downloads.push(d.path().then((p) => [d.suggestedFilename(), readFileSync(p!, "utf8")])));
+  await page.getByLabel("Reference SDK sample").selectOption("python");
+  await page.getByRole("button", { name: "SetAttributes requests" }).click();
+  await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Wrote"));
+  const files = new Map(await Promise.all(downloads));
+  assert.deepEqual([...files.keys()].sort(), [
+    "set-attributes-chunked-subscriber-archive-1.json",
+    "set-attributes-customer-directory-1.json",
+  ]);
+  const request = JSON.parse(files.get("set-attributes-customer-directory-1.json")!) as {
+    flowId: string;
+    attributes: Array<{ key: string; value: { objValue: { encoding: string; payload: string } } }>;
+  };
+  assert.equal(request.flowId, "customer-directory");
+  const gina = request.attributes.find(
+    (a) => a.key === `customer_profiles_by_email_partition/${refPartition("gina@example.com", 1000).name}`,
+  )!;
+  assert.equal(gina.value.objValue.encoding, "json");
+  const value = JSON.parse(Buffer.from(gina.value.objValue.payload, "base64").toString("utf8")) as {
+    profiles_by_canonical_email: Record<string, { email_address: string; full_name: string }>;
+  };
+  assert.deepEqual(value.profiles_by_canonical_email["gina@example.com"], {
+    email_address: "gina@example.com",
+    full_name: "Gina",
+    company_name: "",
+    customer_tier: "",
+  });
+  assert.match(await textOf(page, "#backup-code"), /const options = \{ flowId: "customer-directory", sdk: "python"/);
+  assert.deepEqual(page.errors, []);
+});
+
+test("live query: a watched profile changes on the page when another tab saves it, and stops when asked", async (t) => {
+  const { page, context, origin } = await openDemo(t);
+  await page.locator("#live-form").getByLabel("Email address").fill("hana@example.com");
+  await page.getByRole("button", { name: "Watch" }).click();
+  await page.waitForFunction(() =>
+    document.getElementById("live-result")?.textContent?.includes("no profile of hana@example.com yet"),
+  );
+  const other = await openTab(context, origin, "/");
+  await saveProfile(other, "hana@example.com", "Hana");
+  await page.waitForFunction(
+    () => / Hana, \(no company\), tier \(none\)$/.test(document.getElementById("live-result")?.textContent ?? ""),
+    undefined,
+    { timeout: 10_000 },
+  );
+  assert.equal(await textOf(page, "#live-runs"), "The query has run 2 times.");
+  await saveProfile(other, "someone-else@example.com", "Not watched");
+  await saveProfile(other, "hana@example.com", "Hana again");
+  await page.waitForFunction(() => (document.getElementById("live-result")?.textContent ?? "").includes("Hana again"));
+  // The unrelated save (partition-774; the watched one is partition-502) did not run the query.
+  assert.equal(await textOf(page, "#live-runs"), "The query has run 3 times.");
+  assert.match(
+    await textOf(page, "#live-code"),
+    /\.liveQuery\(async \(s\) => \(await s\.customerDirectory\(\)\)\.getProfile\("hana@example\.com"\)\)/,
+  );
+  await shoot(page, "live", "live");
+  await page.setViewportSize(PHONE);
+  await shoot(page, "live", "live");
+  await page.getByRole("button", { name: "Stop" }).click();
+  await saveProfile(other, "hana@example.com", "Hana, unseen");
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+  assert.equal(await textOf(page, "#live-result"), "Stopped: the query no longer runs.");
+  assert.deepEqual([...page.errors, ...other.errors], []);
 });

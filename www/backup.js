@@ -1,0 +1,139 @@
+// Back up, restore and move: the whole database as an export file (a download), an export file
+// imported back (all or nothing, with progress), and the same data as the engine's own
+// SetAttributes requests for the chosen reference SDK's sample.
+import {
+  CUSTOMER_DIRECTORY_FLOW,
+  CUSTOMER_PROFILES_MAP,
+  DEX_SAMPLE_NAMES,
+  SUBSCRIBER_ARCHIVE_FLOW,
+  SUBSCRIBER_CHUNKS_MAP,
+} from "./attrmap/dist/index.js";
+import { js, libraryCall } from "./code.js";
+import { $, describeError, result, text } from "./dom.js";
+
+let store;
+
+/** Saves `blob` as a file the browser downloads. */
+function download(blob, name) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+
+const kib = (bytes) => `${(bytes / 1024).toLocaleString("en", { maximumFractionDigits: 1 })} KiB`;
+
+/**
+ * Runs one of the panel's tasks with its buttons disabled: `work` answers the message to show,
+ * a failure shows `failed` and the error; then the panel shows the code of the task.
+ */
+async function task(work, failed, code) {
+  const buttons = ["export-button", "dex-button", "import-button"].map($);
+  for (const button of buttons) button.disabled = true;
+  const bar = $("backup-progress");
+  bar.removeAttribute("value"); // indeterminate until the task knows how far it is
+  try {
+    result("backup-message", true, await work(bar));
+  } catch (error) {
+    result("backup-message", false, `${failed}: ${describeError(error)}`);
+  } finally {
+    bar.value = bar.max;
+    for (const button of buttons) button.disabled = false;
+  }
+  text("backup-code", libraryCall(code));
+}
+
+function exportAll() {
+  return task(
+    async () => {
+      const parts = [];
+      let [lines, bytes] = [0, 0];
+      const reader = store.exportData().getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        parts.push(next.value);
+        lines += 1;
+        bytes += next.value.byteLength;
+        if (lines % 100 === 0) result("backup-message", true, `Exporting: ${lines} lines, ${kib(bytes)}…`);
+      }
+      download(new Blob(parts, { type: "application/x-ndjson" }), "attrmap-export.ndjson");
+      return `Exported ${lines} lines (${kib(bytes)}) to attrmap-export.ndjson.`;
+    },
+    "Export failed",
+    ["const file = await new Response(store.exportData()).blob(); // newline-delimited JSON, read lazily"],
+  );
+}
+
+function importFile(event) {
+  event.preventDefault();
+  const file = $("import-file").files[0];
+  if (!file) {
+    result("backup-message", false, "Choose an export file to import.");
+    return;
+  }
+  const replace = $("import-replace").checked;
+  return task(
+    async (bar) => {
+      // Lines are counted as they are checked; the file's size bounds them, so the bar moves.
+      const total = Math.max(1, Math.ceil(file.size / 120));
+      const summary = await store.importData(file, {
+        replace,
+        onProgress: ({ phase, lines }) => {
+          bar.max = Math.max(total, lines);
+          bar.value = lines;
+          result("backup-message", true, phase === "checking" ? `Checking line ${lines}…` : `Committing ${lines} lines…`);
+        },
+      });
+      return `Imported ${summary.maps} maps, ${summary.instances} instances, ${summary.entries} entries from ${file.name}.`;
+    },
+    "Import refused, nothing was changed",
+    [
+      `await store.importData(file, { replace: ${js(replace)}, onProgress: ({ phase, lines }) => {} });`,
+      "// every line is checked first: a bad one rejects the file and nothing changes",
+    ],
+  );
+}
+
+/** Each sample map lives in its own flow; requests name one flow each. */
+const SAMPLE_FLOWS = [
+  [CUSTOMER_PROFILES_MAP, CUSTOMER_DIRECTORY_FLOW],
+  [SUBSCRIBER_CHUNKS_MAP, SUBSCRIBER_ARCHIVE_FLOW],
+];
+
+function exportRequests() {
+  const sdk = $("dex-sdk").value;
+  return task(
+    async () => {
+      await Promise.all([store.customerDirectory(), store.subscriberArchive()]); // both maps exist once opened
+      const files = [];
+      for (const [map, flowId] of SAMPLE_FLOWS) {
+        let n = 0;
+        for await (const request of store.exportDexRequests({ flowId, sdk, maps: [map] })) {
+          const name = `set-attributes-${flowId}-${++n}.json`;
+          download(new Blob([request.json], { type: "application/json" }), name);
+          files.push(name);
+        }
+      }
+      return `Wrote SetAttributes requests for the ${sdk} sample: ${files.join(", ")}.`;
+    },
+    "Export failed",
+    [
+      `const options = { flowId: ${js(CUSTOMER_DIRECTORY_FLOW)}, sdk: ${js(sdk)}, maps: [${js(CUSTOMER_PROFILES_MAP)}] };`,
+      "const requests = store.exportDexRequests(options);",
+      "for await (const request of requests) save(request.json); // dexcli api call SetAttributes --data @file --yes",
+      `// and the same for ${js(SUBSCRIBER_CHUNKS_MAP)} in flow ${js(SUBSCRIBER_ARCHIVE_FLOW)}`,
+    ],
+  );
+}
+
+export function initBackup(s) {
+  store = s;
+  for (const sdk of Object.keys(DEX_SAMPLE_NAMES)) {
+    const option = document.createElement("option");
+    option.value = option.textContent = sdk;
+    $("dex-sdk").append(option);
+  }
+  $("export-button").addEventListener("click", () => void exportAll());
+  $("import-form").addEventListener("submit", (event) => void importFile(event));
+  $("dex-button").addEventListener("click", () => void exportRequests());
+}
