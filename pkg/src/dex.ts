@@ -161,7 +161,7 @@ function namesOption(o: object): (map: string) => DexMapNames | undefined {
   return (map) => namesOf(preset, map, false);
 }
 
-/** The stored maps as SetAttributesRequests, one at a time; see DexExportOptions. */
+/** @internal The stored maps as SetAttributesRequests, one at a time; see DexExportOptions. */
 export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerator<DexRequest> {
   const o = args.object("options", options);
   const flowId = args.string("options.flowId", args.field("options", o, "flowId"));

@@ -43,7 +43,7 @@ async function mapNames(ctx: Context, options: unknown): Promise<string[]> {
   return [...new Set(names)].sort();
 }
 
-/** Every item of an export of `ctx`'s database. */
+/** @internal Every item of an export of `ctx`'s database. */
 export async function* exportItems(ctx: Context, options: unknown): AsyncGenerator<ExportItem> {
   for (const map of await mapNames(ctx, options)) {
     const doing = `exporting map "${map}"`;
@@ -101,7 +101,7 @@ export async function* exportItems(ctx: Context, options: unknown): AsyncGenerat
 }
 
 /** The JSON of an instance's value; a part JSON cannot hold exactly fails naming map, instance and key. */
-export function valueJson(item: Extract<ExportItem, { kind: "instance" }>): string {
+function valueJson(item: Extract<ExportItem, { kind: "instance" }>): string {
   try {
     return item.value instanceof Map ? partitionJson(item.value) : exactJson(item.value);
   } catch (e) {
@@ -116,7 +116,7 @@ export function valueJson(item: Extract<ExportItem, { kind: "instance" }>): stri
 }
 
 /** One line of the export file for `item` (without its newline). */
-export function exportLine(item: ExportItem): string {
+function exportLine(item: ExportItem): string {
   const map = JSON.stringify(item.map);
   switch (item.kind) {
     case "layout":
@@ -130,7 +130,7 @@ export function exportLine(item: ExportItem): string {
   }
 }
 
-/** The export of `ctx`'s database as a lazy stream of UTF-8 lines. */
+/** @internal The export of `ctx`'s database as a lazy stream of UTF-8 lines. */
 export function exportStream(ctx: Context, options: unknown): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let items: AsyncGenerator<ExportItem> | undefined;

@@ -14,7 +14,7 @@ import { profileProblem, subscriberRecords } from "./records.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "./subscriber-archive.js";
 
 /** Map names under this prefix are an import's staging area: U+0000 first, which the core refuses in callers' map names. */
-export const STAGING_PREFIX = "\u0000attrmap-import/";
+const STAGING_PREFIX = "\u0000attrmap-import/";
 /** Instances staged per transaction, and the text they may span. */
 const STAGE_INSTANCES = 200;
 const STAGE_CHARS = 4_000_000;
@@ -103,7 +103,7 @@ function keyBytes(keys: string[]): { bytes: Uint8Array; ends: Uint32Array } {
   return { bytes: bytes.subarray(0, at), ends };
 }
 
-/** Imports an export into `ctx`'s database; see ImportOptions. */
+/** @internal Imports an export into `ctx`'s database; see ImportOptions. */
 export async function importData(ctx: Context, source: unknown, options: unknown): Promise<ImportSummary> {
   const o = args.options("options", options);
   const replace =
