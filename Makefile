@@ -119,9 +119,11 @@ lint: tests/node_modules/.package-lock.json | wasm-tools
 test-vectors:
 	python3 tests/conformance/generate.py --check
 
-# The crate's command-line check of an export: the valid vector passes, an invalid one fails.
+# The vectors again under a locale with other digits, and the crate's command-line check of an
+# export: the valid vector passes, an invalid one fails.
 test-rust:
 	cargo test
+	LANG=ar_EG.UTF-8 LC_ALL=ar_EG.UTF-8 cargo test -q --test conformance # digits stay ASCII under any locale
 	cargo run -q --example verify-export -- tests/conformance/export/valid.ndjson
 	! cargo run -q --example verify-export -- tests/conformance/export/invalid-key-in-wrong-partition.ndjson 2>/dev/null
 
@@ -144,6 +146,7 @@ test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)
 bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)
 	cd tests && node --import tsx bench/partition.bench.ts
 	cd tests && node --import tsx bench/storage.bench.ts
+	cd tests && node --import tsx bench/lifecycle.bench.ts
 
 clean:
 	rm -rf target pkg/dist pkg/wasm www/attrmap build tests/node_modules pkg/node_modules

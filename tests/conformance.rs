@@ -2,8 +2,8 @@
 //! `cargo test`, and compiled to wasm under wasm-bindgen-test in Node and Chromium.
 
 use attrmap::{
-    archive_chunk_token, email_partition, fnv1a32, parse_token_digits, validate_page_token, ChunkSize, Log, LogState, PageToken,
-    PartitionCount, Segment, Segments,
+    archive_chunk_token, archive_chunk_token_of_decimal, email_partition, fnv1a32, page_not_found, parse_token_digits,
+    validate_page_token, ChunkSize, Log, LogState, PageToken, PartitionCount, Segment, Segments,
 };
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -12,6 +12,7 @@ const FNV: &str = include_str!("conformance/fnv1a32.json");
 const EMAIL: &str = include_str!("conformance/email.json");
 const TOKENS: &str = include_str!("conformance/page-token.json");
 const SEGMENTED: &str = include_str!("conformance/segmented-log.json");
+const FORMATTING: &str = include_str!("conformance/formatting.json");
 
 fn cases(text: &str, key: &str) -> Vec<Value> {
     let doc: Value = serde_json::from_str(text).expect("vector file is JSON");
@@ -106,12 +107,40 @@ fn page_token_vectors() {
 #[wasm_bindgen_test]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn archive_token_vectors() {
-    for case in cases(TOKENS, "archiveTokenCases") {
-        let first: u128 = s(&case["firstSequence"]).parse().unwrap();
-        match archive_chunk_token(first) {
+    let all = cases(TOKENS, "archiveTokenCases");
+    assert!(all.len() >= 12);
+    for case in all {
+        // Written in decimal: some go past 64 bits, some are negative or fractions.
+        let first = s(&case["firstSequence"]);
+        match archive_chunk_token_of_decimal(first) {
             Ok(token) => assert_eq!(Some(token.as_str()), case["expect"]["token"].as_str(), "{first}"),
             Err(e) => assert_eq!(Some(e.code.as_str()), case["expect"]["error"].as_str(), "{first}"),
         }
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn not_found_vectors() {
+    for case in cases(TOKENS, "notFoundCases") {
+        let message = page_not_found("subscriber", s(&case["token"])).message;
+        assert_eq!(Some(message.as_str()), case["expect"]["error"].as_str(), "{}", case["id"]);
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn formatting_vectors() {
+    let names = cases(FORMATTING, "partitionNameCases");
+    assert!(names.len() >= 7);
+    for case in names {
+        let count = PartitionCount::new(case["partitionCount"].as_u64().unwrap() as u32).unwrap();
+        let index = case["index"].as_u64().unwrap() as u32;
+        assert_eq!(count.name_of(index), s(&case["expect"]["partitionName"]));
+    }
+    for case in cases(FORMATTING, "tokenCases") {
+        let first = case["firstSequence"].as_u64().unwrap();
+        assert_eq!(archive_chunk_token(u128::from(first)).unwrap(), s(&case["expect"]["token"]));
     }
 }
 

@@ -8,6 +8,18 @@ export interface Repeat {
   suffix: string;
 }
 
+/** One reference SDK's departure from a case's `expect` (tests/conformance/divergences.json). */
+export interface Divergence {
+  sdk: "python" | "typescript" | "go" | "java" | "rust";
+  class: string;
+  evidence: "run" | "read" | "range";
+  how: string;
+  detail?: string;
+  when?: string;
+  /** That SDK's output in the shape of `expect`; absent when it cannot take the input. */
+  actual?: Record<string, unknown>;
+}
+
 export interface EmailCase {
   id: string;
   input?: string;
@@ -16,7 +28,13 @@ export interface EmailCase {
   expect:
     | { error: string }
     | { canonicalEmail?: string; canonicalEmailRepeat?: Repeat; hash: number; partitionIndex: number; partitionName: string };
-  knownDivergence?: string;
+  divergences?: Divergence[];
+}
+
+export interface ProfileBodyCase {
+  id: string;
+  body: Record<string, unknown>;
+  expect: { error: string };
 }
 
 export interface FnvCase {
@@ -31,6 +49,7 @@ export interface TokenCase {
   id: string;
   token: string;
   expect: { pageToken: string } | { error: string };
+  divergences?: Divergence[];
 }
 
 export interface SegmentJson {
@@ -55,8 +74,20 @@ export interface SegmentedPageCase {
 }
 
 export interface ArchiveTokenCase {
+  /** A decimal string: values go past 64 bits, and some are negative or fractions. */
   firstSequence: string;
   expect: { token: string } | { error: string };
+  divergences?: Divergence[];
+}
+
+/** `firstSequence` as the package takes it: a bigint when it is an integer, else the number. */
+export function archiveInput(c: ArchiveTokenCase): bigint | number {
+  return /^-?\d+$/.test(c.firstSequence) ? BigInt(c.firstSequence) : Number(c.firstSequence);
+}
+
+export interface FormattingVectors {
+  partitionNameCases: Array<{ index: number; partitionCount: number; expect: { partitionName: string } }>;
+  tokenCases: Array<{ firstSequence: number; expect: { token: string } }>;
 }
 
 function load<T>(name: string): T {
@@ -64,10 +95,19 @@ function load<T>(name: string): T {
 }
 
 export const fnvVectors = load<{ cases: FnvCase[] }>("fnv1a32.json");
-export const emailVectors = load<{ partitionCount: number; cases: EmailCase[] }>("email.json");
-export const tokenVectors = load<{ chunkSize: number; cases: TokenCase[]; archiveTokenCases: ArchiveTokenCase[] }>(
-  "page-token.json",
+export const emailVectors = load<{ partitionCount: number; cases: EmailCase[]; profileBodyCases: ProfileBodyCase[] }>(
+  "email.json",
 );
+export const tokenVectors = load<{
+  chunkSize: number;
+  cases: TokenCase[];
+  archiveTokenCases: ArchiveTokenCase[];
+  notFoundCases: Array<{ id: string; token: string; expect: { error: string } }>;
+  nullTokenCases: Array<{ id: string; token: null; expect: { error: string }; divergences: Divergence[] }>;
+  errorTransport: { expect: { status: number; contentType: string; body: { error: string } }; request: string };
+}>("page-token.json");
+export const formattingVectors = load<FormattingVectors>("formatting.json");
+export const divergenceClasses = load<{ sdks: string[]; classes: Record<string, { title: string }> }>("divergences.json");
 
 export const segmentedVectors = load<{ cases: SegmentedTokenCase[]; pageCases: SegmentedPageCase[] }>("segmented-log.json");
 

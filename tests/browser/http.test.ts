@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
+import { tokenVectors } from "../vectors.js";
 import "./page-types.js";
 import { openTab, persistentContext, useProfile } from "./harness.js";
 
@@ -157,6 +158,10 @@ test("subscribers: register and page, bad input 400, missing page 404", async ()
     404,
     'subscriber page "00000000000000000101" not found',
   ]);
+  // The vectors' error-transport case: status, content type and body as the contract says.
+  const { request, expect } = tokenVectors.errorTransport;
+  const answer = await call(request.split(" ")[0]!, request.split(" ")[1]!);
+  assert.deepEqual([answer.status, answer.type?.split(";")[0], answer.body], [expect.status, expect.contentType, expect.body]);
 });
 
 test("a write while another tab holds the partition's lock answers 409", async () => {

@@ -3,12 +3,18 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
-import { emailVectors, fnvVectors, segmentedVectors, tokenVectors } from "../vectors.js";
+import { emailVectors, fnvVectors, formattingVectors, segmentedVectors, tokenVectors } from "../vectors.js";
 import { collectErrors, useChromium } from "./harness.js";
 
 const env = useChromium();
 
-const vectors = { email: emailVectors, fnv: fnvVectors, tokens: tokenVectors, segmented: segmentedVectors };
+const vectors = {
+  email: emailVectors,
+  fnv: fnvVectors,
+  tokens: tokenVectors,
+  segmented: segmentedVectors,
+  formatting: formattingVectors,
+};
 
 // Runs in the browser (page or worker): every vector through the package; returns failures.
 const runVectors = `async (moduleUrl, v) => {
@@ -46,35 +52,47 @@ const runVectors = `async (moduleUrl, v) => {
     if (got !== want) fails.push("segmented " + c.id);
   }
   for (const c of v.tokens.archiveTokenCases) {
-    const r = attempt(() => m.archiveChunkToken(BigInt(c.firstSequence)));
+    const input = /^-?[0-9]+$/.test(c.firstSequence) ? BigInt(c.firstSequence) : Number(c.firstSequence);
+    const r = attempt(() => m.archiveChunkToken(input));
     const got = r.err ? r.err.code : r.ok;
     if (got !== ("error" in c.expect ? c.expect.error : c.expect.token)) fails.push("archive " + c.firstSequence);
   }
-  const lists = [v.fnv.cases, v.email.cases, v.tokens.cases, v.tokens.archiveTokenCases, v.segmented.cases];
+  for (const c of v.formatting.partitionNameCases)
+    if (m.partitionName(c.index, c.partitionCount) !== c.expect.partitionName) fails.push("name " + c.index);
+  for (const c of v.formatting.tokenCases)
+    if (m.archiveChunkToken(c.firstSequence) !== c.expect.token) fails.push("formatting " + c.firstSequence);
+  const lists = [v.fnv.cases, v.email.cases, v.tokens.cases, v.tokens.archiveTokenCases, v.segmented.cases,
+    v.formatting.partitionNameCases, v.formatting.tokenCases];
   const checked = lists.reduce((n, list) => n + list.length, 0);
   return { fails, checked };
 }`;
 
-async function openBlank(): Promise<{ page: Page; errors: string[] }> {
-  const page = await env.browser.newPage();
+async function openBlank(locale?: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await env.browser.newPage(locale ? { locale } : {});
   const errors = collectErrors(page);
   await page.goto(`${env.server.origin}/style.css`); // any same-origin document will do
   return { page, errors };
 }
 
-test("a page imports the package and passes every vector", async () => {
-  const { page, errors } = await openBlank();
-  // biome-ignore lint/security/noGlobalEval: the vector runner, sent into the page as text
-  const result = await page.evaluate(([src, url, v]) => globalThis.eval(src)(url, v), [
-    runVectors,
-    `${env.server.origin}/attrmap/dist/index.js`,
-    vectors,
-  ] as const);
-  assert.deepEqual(result.fails, []);
-  assert.ok(result.checked > 240, `checked ${result.checked}`);
-  assert.deepEqual(errors, []);
-  await page.close();
-});
+for (const locale of [undefined, "ar-EG"]) {
+  test(`a page${locale ? ` whose locale is ${locale}` : ""} imports the package and passes every vector`, async () => {
+    const { page, errors } = await openBlank(locale);
+    if (locale) {
+      // The locale took effect: the page's own number formatting uses Arabic-Indic digits.
+      assert.deepEqual(await page.evaluate(() => [navigator.language, (278).toLocaleString()]), [locale, "\u0662\u0667\u0668"]);
+    }
+    // biome-ignore lint/security/noGlobalEval: the vector runner, sent into the page as text
+    const result = await page.evaluate(([src, url, v]) => globalThis.eval(src)(url, v), [
+      runVectors,
+      `${env.server.origin}/attrmap/dist/index.js`,
+      vectors,
+    ] as const);
+    assert.deepEqual(result.fails, []);
+    assert.ok(result.checked > 240, `checked ${result.checked}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
 
 test("a module worker imports the package and passes every vector", async () => {
   const { page, errors } = await openBlank();

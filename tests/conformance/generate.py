@@ -10,6 +10,8 @@ hold (lone UTF-16 surrogates) are written as UTF-16 code units.
 import json
 import math
 import sys
+from decimal import Decimal
+import unicodedata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -69,6 +71,104 @@ for email, canon, h, name in SPEC_GOLDEN:
     assert canonical(email) == canon and fnv1a32(canon.encode()) == h and f"partition-{h % 1000:03d}" == name
 
 
+# --- Divergences: what each reference SDK's example code does where it departs from the contract.
+# Measured by running the five SDKs' examples (Python, TypeScript on Node 20, Java 17, Rust,
+# Go 1.19) against these vectors, or read from their code where a case was not run; each mark
+# says which ("run", "read", or "range": follows from the integer type the SDK was measured to
+# parse into). A mark's `actual` is the SDK's output in the shape of `expect`.
+SDKS = ["python", "typescript", "go", "java", "rust"]
+SDK_TITLES = {"python": "Python", "typescript": "TypeScript", "go": "Go", "java": "Java", "rust": "Rust"}
+CLASSES = {
+    "vertical-tab": {
+        "title": "Vertical tab (0x0B) in the whitespace an email is trimmed of",
+        "thisProject": "Trims it: SPEC.md's whitespace is 0x20 and 0x09 to 0x0D.",
+    },
+    "token-number-type": {
+        "title": "Page tokens past 2^53, 2^63 - 1 and 2^64 - 1",
+        "thisProject": "Reads the 20 digits exactly (a 128-bit integer), so every 20-digit token is judged by its value.",
+    },
+    "archive-token-range": {
+        "title": "Archive tokens of first sequences outside 1 to 99999999999999999999",
+        "thisProject": "Refuses them (invalid_argument): a token is exactly 20 ASCII digits of a first sequence from 1.",
+    },
+    "message-quoting": {
+        "title": "The token inside `invalid page token \"...\"`",
+        "thisProject": "Inserts the token as it is between double quotes, as SPEC.md writes the message.",
+    },
+    "not-found-cause": {
+        "title": "Not-found messages",
+        "thisProject": "Exactly `subscriber page \"<token>\" not found`: nothing appended.",
+    },
+    "locale-digits": {
+        "title": "Digits of partition names and tokens under the platform's default locale",
+        "thisProject": "ASCII digits whatever the locale: no locale-sensitive formatting (tested under LANG=ar_EG.UTF-8 "
+        "and in a Chromium whose locale is ar-EG).",
+    },
+    "null-input": {
+        "title": "A null email or page token",
+        "measured": ["java"],
+        "thisProject": "A null or missing email in a profile is `emailAddress is required`; a null page token is refused "
+        "as not a string (over HTTP a missing pageToken is the empty string: current).",
+    },
+    "error-transport": {
+        "title": "How a validation error reaches an HTTP client",
+        "measured": ["python", "typescript", "java", "rust"],
+        "thisProject": "HTTP 400 with `{\"error\": \"<message>\"}` (SPEC.md section 4).",
+    },
+}
+
+
+def mark(sdk, cls, evidence, how, actual=None, when=None):
+    """One SDK's departure from a case's `expect`."""
+    assert sdk in SDKS and cls in CLASSES and evidence in ("run", "read", "range")
+    entry = {"sdk": sdk, "class": cls, "evidence": evidence, "how": how}
+    if when:
+        entry["when"] = when
+    if actual is not None:
+        entry["actual"] = actual
+    return entry
+
+
+# Java formats with String.format, which takes its digits from the JVM's default locale.
+JAVA_LOCALE = "the JVM's default locale is ar-EG; ar-SA and fa-IR also give non-ASCII digits"
+ARABIC_INDIC = {str(d): chr(0x0660 + d) for d in range(10)}
+
+
+def arabic_digits(text: str) -> str:
+    return "".join(ARABIC_INDIC.get(c, c) for c in text)
+
+
+def java_locale_mark(actual):
+    return mark("java", "locale-digits", "run", "String.format writes the locale's digits (Arabic-Indic under ar-EG); "
+                "its own token check then refuses the tokens it wrote", actual, when=JAVA_LOCALE)
+
+
+def go_quote(text: str) -> str:
+    """Go's strconv.Quote (what %q writes): printable runes as they are, the rest escaped."""
+    out = ['"']
+    for c in text:
+        o = ord(c)
+        if c in ('"', "\\"):
+            out.append("\\" + c)
+        elif c in "\a\b\f\n\r\t\v":
+            out.append({"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}[c])
+        elif o < 0x20 or o == 0x7F:
+            out.append(f"\\x{o:02x}")
+        elif go_printable(c):
+            out.append(c)
+        elif o <= 0xFFFF:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(f"\\U{o:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def go_printable(c: str) -> bool:
+    """unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space; other spaces are not."""
+    return c == " " or unicodedata.category(c)[0] in "LMNPS"
+
+
 # --- FNV vectors
 def fnv_cases():
     cases = []
@@ -110,7 +210,7 @@ def email_expect(email: str, whitespace: str = WHITESPACE):
 def email_cases():
     cases = []
 
-    def add(case_id, email, note=None, source="python-reference", divergence=None, encode="text"):
+    def add(case_id, email, note=None, source="python-reference", vertical_tab=False, encode="text"):
         entry = {"id": case_id}
         if encode == "utf16":
             entry["inputUtf16"] = [ord(c) for c in email]
@@ -120,24 +220,28 @@ def email_cases():
         entry["source"] = source
         if note:
             entry["note"] = note
-        if divergence:
-            entry["knownDivergence"] = divergence
-            entry["divergentExpect"] = email_expect(email, WHITESPACE.replace("\x0b", ""))
+        marks = []
+        if vertical_tab:
+            marks.append(mark("rust", "vertical-tab", "run", "trims with a whitespace set that leaves out 0x0B",
+                              email_expect(email, WHITESPACE.replace("\x0b", ""))))
+        if "partitionName" in entry["expect"]:
+            marks.append(java_locale_mark({"partitionName": arabic_digits(entry["expect"]["partitionName"])}))
+        if marks:
+            entry["divergences"] = marks
         cases.append(entry)
 
     for email, *_ in SPEC_GOLDEN:
         add("golden-" + email.strip().split("@")[0].lower().replace("+", "-"), email, source="spec-golden")
-    vt_divergence = (
-        "One reference SDK trims with a whitespace set that excludes 0x0B: it keeps the vertical tab, "
-        "so its canonical email, hash and partition differ. This product follows SPEC.md and trims it."
-    )
     for b in [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20]:
         ws = chr(b)
-        div = vt_divergence if b == 0x0B else None
-        add(f"trim-leading-0x{b:02x}", ws + "Carol@Example.net", divergence=div)
-        add(f"trim-trailing-0x{b:02x}", "Carol@Example.net" + ws, divergence=div)
-        add(f"trim-both-twice-0x{b:02x}", ws * 2 + "Carol@Example.net" + ws * 2, divergence=div)
-    add("trim-all-six-both-ends", " \t\n\x0b\x0c\r Dave@Example.com \r\x0c\x0b\n\t ", divergence=vt_divergence)
+        vt = b == 0x0B
+        add(f"trim-leading-0x{b:02x}", ws + "Carol@Example.net", vertical_tab=vt)
+        add(f"trim-trailing-0x{b:02x}", "Carol@Example.net" + ws, vertical_tab=vt)
+        add(f"trim-both-twice-0x{b:02x}", ws * 2 + "Carol@Example.net" + ws * 2, vertical_tab=vt)
+    add("trim-all-six-both-ends", " \t\n\x0b\x0c\r Dave@Example.com \r\x0c\x0b\n\t ", vertical_tab=True)
+    add("vertical-tab-between-spaces", " \x0b ", vertical_tab=True)
+    add("vertical-tab-twice", "\x0b\x0b", vertical_tab=True)
+    add("vertical-tab-after-one-letter", "A\x0b", vertical_tab=True)
     add("inner-space-kept", "First Last@Example.com")
     add("inner-tab-kept", "a\tb@example.com")
     add("inner-vertical-tab-kept", "a\x0bb@example.com")
@@ -173,7 +277,7 @@ def email_cases():
     add("empty", "")
     add("space-only", " ")
     add("all-whitespace", " \t\n\x0c\r ")
-    add("vertical-tab-only", "\x0b", divergence=vt_divergence)
+    add("vertical-tab-only", "\x0b", vertical_tab=True)
 
     # A 1 MiB local part: canonicalization and hashing must not depend on length.
     local = 1 << 20
@@ -189,36 +293,53 @@ def email_cases():
             "hash": h, "partitionIndex": h % PARTITIONS, "partitionName": f"partition-{h % PARTITIONS:03d}",
         },
         "source": "python-reference",
+        "divergences": [java_locale_mark({"partitionName": arabic_digits(f"partition-{h % PARTITIONS:03d}")})],
     })
+    # A profile body whose email is JSON null or missing: the same error as an empty email.
+    bodies = []
+    for case_id, body in [("email-null", {"emailAddress": None, "fullName": "Null"}), ("email-missing", {"fullName": "None"}),
+                          ("email-empty", {"emailAddress": "", "fullName": "Empty"})]:
+        bodies.append({"id": case_id, "body": body, "expect": {"error": REQUIRED}, "source": "spec",
+                       "note": "Java (run) answers the same; a null cannot reach the typed email of the Go and Rust examples."})
     return {
         "name": "email-partition",
         "description": "Canonical email, 32-bit FNV-1a of its bytes, and partition for 1000 partitions.",
         "partitionCount": PARTITIONS,
         "cases": cases,
+        "profileBodyCases": bodies,
     }
 
 
 # --- Page-token vectors
-def token_divergence(token: str, ok: bool):
-    """Where an SDK that parses the digits into a fixed-size number would answer otherwise.
-
-    A model of the three kinds SPEC.md names (unsigned 64-bit, signed 64-bit, float64 with
-    the same mod test on the rounded value), not a run of those SDKs.
-    """
-    if len(token) != 20 or not token.isascii() or not token.isdigit():
-        return None
-    v = int(token)
-    wrong = []
-    if ok and v > U64_MAX:
-        wrong.append("unsigned 64-bit: the value does not fit, so it rejects this valid token")
-    if ok and v > I64_MAX:
-        wrong.append("signed 64-bit: the value does not fit, so it rejects this valid token")
-    f = float(v)
-    float_ok = f >= 1.0 and math.fmod(f - 1.0, CHUNK) == 0.0
-    if float_ok != ok:
-        verdict = "accepts this invalid" if float_ok else "rejects this valid"
-        wrong.append(f"float64: held as the double {int(f)}, the same mod test {verdict} token")
-    return "; ".join(wrong) or None
+def token_marks(token: str, ok: bool):
+    """Where the SDKs that parse the 20 digits into a fixed-size number answer otherwise (all run):
+    Go and Rust parse into an unsigned 64-bit integer, Java a signed one, TypeScript a float64
+    (with the same mod test on the rounded value). And Go's message quotes the token with %q."""
+    marks = []
+    message = lambda t: {"error": f"invalid page token {t}"}
+    if len(token) == 20 and token.isascii() and token.isdigit():
+        v = int(token)
+        rejected = message(f'"{token}"')
+        if ok and v > U64_MAX:
+            for sdk in ("go", "rust"):
+                marks.append(mark(sdk, "token-number-type", "run", "parses into an unsigned 64-bit integer, "
+                                  "which cannot hold the value, so it rejects this valid token", rejected))
+        if ok and v > I64_MAX:
+            marks.append(mark("java", "token-number-type", "run", "parses into a signed 64-bit integer (Long.parseLong), "
+                              "which cannot hold the value, so it rejects this valid token", rejected))
+        f = float(v)
+        float_ok = f >= 1.0 and math.fmod(f - 1.0, CHUNK) == 0.0
+        if float_ok != ok:
+            verdict = "accepts this invalid" if float_ok else "rejects this valid"
+            ts = mark("typescript", "token-number-type", "run", "parses into a float64 and tests the rounded value, so it "
+                      "rejects some valid tokens and accepts some invalid ones", {"pageToken": token} if float_ok else rejected)
+            ts["detail"] = f"held as {int(f)}, the mod test {verdict} token"
+            marks.append(ts)
+    if not ok and go_quote(token) != f'"{token}"':
+        evidence = "run" if "\n" in token else "read"
+        marks.append(mark("go", "message-quoting", evidence, "formats the message with %q, which escapes the token "
+                          "(a newline becomes a backslash and an n)", message(go_quote(token))))
+    return marks
 
 
 def token_cases():
@@ -232,8 +353,8 @@ def token_cases():
                  "source": "python-reference"}
         if note:
             entry["note"] = note
-        if divergence := token_divergence(token, ok):
-            entry["knownDivergence"] = divergence
+        if marks := token_marks(token, ok):
+            entry["divergences"] = marks
         cases.append(entry)
 
     def d20(v):
@@ -276,13 +397,37 @@ def token_cases():
         add(f"{label}-plus-one", d20(limit + 1))
     add("largest-20-digit-boundary", "99999999999999999901")
     add("largest-20-digit-value", "99999999999999999999")
+    # Characters Go's %q would escape in the message (and a printable non-ASCII one it keeps).
+    for case_id, t in [("double-quote", '"current"'), ("backslash", "\\current"), ("tab", "current\t"),
+                       ("nul", "current\x00"), ("del", "current\x7f"), ("line-separator", "current\u2028"),
+                       ("no-break-space", "\u00a0current"), ("carriage-return", "current\r"), ("e-acute-kept", "curr\u00e9nt")]:
+        add("quoting-" + case_id, t)
 
-    archive = []
-    for v in [1, 101, 12345, 9007199254740901, 9007199254740991, 99999999999999999999]:
-        archive.append({"firstSequence": str(v), "expect": {"token": d20(v)}, "source": "python-reference"})
-    for v in [0, 100000000000000000000]:
-        archive.append({"firstSequence": str(v), "expect": {"error": "invalid_argument"}, "source": "python-reference",
-                        "note": "Out of range; the message is not part of the cross-SDK contract."})
+    archive = [archive_case(v) for v in ["1", "101", "12345", "9007199254740901", "9007199254740991", "9223372036854775807",
+                                         "99999999999999999901", "99999999999999999999", "0", "-1", "1.5",
+                                         "100000000000000000000"]]
+    # A valid token with no stored chunk: the contract's message, nothing appended.
+    not_found = [{"id": "archived-page-not-stored", "token": d20(101),
+                  "expect": {"error": f'subscriber page "{d20(101)}" not found'}, "source": "spec",
+                  "divergences": [mark("go", "not-found-cause", "read", "appends the store's error as a wrapped cause "
+                                       "(`subscriber page %q not found: %w`; its customer-profile message does the same)",
+                                       {"errorPrefix": f'subscriber page "{d20(101)}" not found: '})]}]
+    null_token = [{"id": "null-token", "token": None, "expect": {"error": "invalid_argument"}, "source": "spec",
+                   "note": "Only typed APIs can pass null; over HTTP a missing pageToken is the empty string (current).",
+                   "divergences": [mark("java", "null-input", "run", "treats a null token as current",
+                                        {"pageToken": "current"})]}]
+    transport = {"expect": {"status": 400, "contentType": "application/json", "body": {"error": 'invalid page token "x"'}},
+                 "request": "GET /patterns/sequentially-chunked-attribute-map/subscribers?pageToken=x", "source": "spec",
+                 "divergences": [
+                     mark("rust", "error-transport", "run", "answers HTTP 200 with the message as a plain-text body",
+                          {"status": 200, "contentType": "text/plain", "body": 'invalid page token "x"'}),
+                     mark("python", "error-transport", "run", "raises ValueError; the answer is the framework's to an "
+                          "unhandled exception"),
+                     mark("typescript", "error-transport", "run", "throws Error; the answer is the framework's to an "
+                          "unhandled exception"),
+                     mark("java", "error-transport", "run", "throws IllegalArgumentException (with the "
+                          "NumberFormatException as its cause past 2^63)"),
+                 ]}
     return {
         "name": "page-token",
         "description": "Page-token validation for chunk size 100 ('' and 'current' mean current; otherwise exactly 20 ASCII "
@@ -290,6 +435,85 @@ def token_cases():
         "chunkSize": CHUNK,
         "cases": cases,
         "archiveTokenCases": archive,
+        "notFoundCases": not_found,
+        "nullTokenCases": null_token,
+        "errorTransport": transport,
+    }
+
+
+# The archive-token inputs each SDK was run with; other marks are read from its code or follow
+# from the integer type it was measured to use.
+ARCHIVE_RUN = {
+    "typescript": {"0", "-1", "1.5", "9223372036854775807", "99999999999999999999", "100000000000000000000"},
+    "python": {"0", "-1", "100000000000000000000"},
+    "java": {"0", "-1", "100000000000000000000"},
+    "go": {"0", "100000000000000000000"},
+    "rust": {"0", "100000000000000000000"},
+}
+
+
+def archive_case(first: str):
+    """The token of a chunk starting at `first` (a decimal string: values go past 64 bits), and each SDK's own answer."""
+    value = Decimal(first)
+    whole = value == value.to_integral_value()
+    ok = whole and 1 <= value <= 10**20 - 1
+    entry = {"firstSequence": first, "expect": {"token": f"{int(value):020d}"} if ok else {"error": "invalid_argument"},
+             "source": "python-reference"}
+    if not ok:
+        entry["note"] = "Out of range; the message is not part of the cross-SDK contract."
+    marks = []
+
+    def add(sdk, how, actual=None, cannot_take=False):
+        evidence = "run" if first in ARCHIVE_RUN[sdk] else "range" if cannot_take else "read"
+        marks.append(mark(sdk, "archive-token-range", evidence, how, actual))
+
+    # TypeScript pads String(firstSequence), a float64, to 20 characters.
+    ts = js_number_string(float(value)).rjust(20, "0")
+    if not ok or ts != entry["expect"]["token"]:
+        add("typescript", "pads String(firstSequence), a float64, to 20 characters, whatever it holds", {"token": ts})
+    padded = f"{int(value):020d}" if whole else None
+    u64 = "an unsigned 64-bit integer"
+    for sdk, low, high, kind in [("python", None, None, ""), ("java", -(2**63), I64_MAX, "a long (signed 64-bit)"),
+                                 ("go", 0, U64_MAX, u64), ("rust", 0, U64_MAX, u64)]:
+        fits = whole and (low is None or low <= value <= high)
+        if not whole and sdk != "python":
+            add(sdk, f"cannot take a fraction: the first sequence is {kind}", cannot_take=True)
+        elif whole and not fits:
+            add(sdk, f"cannot take the value: the first sequence is {kind}", cannot_take=True)
+        elif not ok and whole:
+            add(sdk, "formats the value zero-padded instead of refusing it", {"token": padded})
+    if ok:
+        marks.append(java_locale_mark({"token": arabic_digits(entry["expect"]["token"])}))
+    if marks:
+        entry["divergences"] = marks
+    return entry
+
+
+def js_number_string(f: float) -> str:
+    """JavaScript's String(n) below 1e21: the shortest digits that read back as n, written out without an exponent."""
+    d = Decimal(repr(f))
+    return format(d, "f") if d != d.to_integral_value() else str(int(d))
+
+
+# --- Formatting: partition names and tokens are ASCII digits whatever the platform's locale
+def formatting_cases():
+    names = []
+    for index, count in [(0, 1000), (278, 1000), (999, 1000), (0, 1), (7, 10), (42, 100000), (4294967294, 4294967295)]:
+        name = f"partition-{index:0{len(str(count - 1))}d}"
+        names.append({"index": index, "partitionCount": count, "expect": {"partitionName": name}, "source": "python-reference",
+                      "divergences": [java_locale_mark({"partitionName": arabic_digits(name)})]})
+    tokens = []
+    for first in [1, 101, 9007199254740901]:
+        token = f"{first:020d}"
+        tokens.append({"firstSequence": first, "expect": {"token": token}, "source": "python-reference",
+                       "divergences": [java_locale_mark({"token": arabic_digits(token)})]})
+    return {
+        "name": "formatting",
+        "description": "Partition names (partition- and the index zero-padded to the width of the largest index) and "
+        "archive tokens (20 zero-padded digits) are written with the ASCII digits 0-9 whatever the platform's default "
+        "locale: run these under a locale with other digits (ar-EG, fa-IR) to check.",
+        "partitionNameCases": names,
+        "tokenCases": tokens,
     }
 
 
@@ -579,19 +803,65 @@ def export_index():
     }
 
 FILES = {"fnv1a32.json": fnv_cases, "email.json": email_cases, "page-token.json": token_cases, "segmented-log.json": seg_cases,
-         "export.json": export_index}
+         "formatting.json": formatting_cases, "export.json": export_index, "divergences.json": lambda: {
+             "name": "divergences",
+             "description": "The reference SDKs and the classes of case where they depart from the contract. A case's "
+             "divergences list has one mark per SDK that departs: {sdk, class, evidence (run, read or range), how, "
+             "detail?, when?, actual?}; actual is that SDK's output in the shape of expect, absent when it cannot take "
+             "the input. measured lists the SDKs measured for a class (all when absent).",
+             "sdks": SDKS, "classes": CLASSES}}
+DIVERGENCE_TABLE = "../../docs/conformance-divergences.md"  # beside the rest of the contract
 
 
-def render(build) -> str:
-    return json.dumps(build(), indent=2, ensure_ascii=True) + "\n"
+def marks_of(doc):
+    """Every divergence mark in a vector file, wherever it sits."""
+    if isinstance(doc, dict):
+        for m in doc.get("divergences", []):
+            yield m
+        for key, value in doc.items():
+            if key != "divergences":
+                yield from marks_of(value)
+    elif isinstance(doc, list):
+        for item in doc:
+            yield from marks_of(item)
+
+
+def divergence_table(docs) -> str:
+    """docs/conformance-divergences.md: per class of case, what each SDK does (from the marks) and what this project does."""
+    marks = [m for doc in docs.values() for m in marks_of(doc)]
+    classes, sdks = docs["divergences.json"]["classes"], docs["divergences.json"]["sdks"]
+    out = ["# How the reference SDKs depart from the contract", "",
+           "Generated by `tests/conformance/generate.py` from the divergence marks of the vector files in",
+           "`tests/conformance/` (do not edit by hand). Each mark was measured by running the SDK's example",
+           "code (**run**), read from its code (**read**), or follows from the integer type it was measured",
+           "to use (**range**). \"As the contract\": the SDK was measured to answer every case of the class as",
+           "the contract says.",
+           "What the marks mean and how a test uses them: [conformance.md](conformance.md).", ""]
+    for cls, info in classes.items():
+        of_class = [m for m in marks if m["class"] == cls]
+        out += [f"## {info['title']}", "", f"This project: {info['thisProject']}", "",
+                "| SDK | what it does | cases | evidence |", "|---|---|---|---|"]
+        for sdk in sdks:
+            mine = [m for m in of_class if m["sdk"] == sdk]
+            if not mine:
+                measured = sdk in info.get("measured", sdks)
+                out.append(f"| {SDK_TITLES[sdk]} | {'as the contract' if measured else 'not measured'} | | |")
+                continue
+            hows = list(dict.fromkeys(m["how"] + (f" (when {m['when']})" if "when" in m else "") for m in mine))
+            evidence = ", ".join(sorted({m["evidence"] for m in mine}))
+            out.append(f"| {SDK_TITLES[sdk]} | {'; '.join(hows)} | {len(mine)} | {evidence} |")
+        out.append("")
+    return "\n".join(out)
 
 
 def main(argv):
     check = "--check" in argv
     stale = []
-    outputs = {name: render(build) for name, build in FILES.items()}
+    docs = {name: build() for name, build in FILES.items()}
+    outputs = {name: json.dumps(doc, indent=2, ensure_ascii=True) + "\n" for name, doc in docs.items()}
     outputs.update({f"export/{name}": text for name, (text, _) in export_files().items()})
     (HERE / "export").mkdir(exist_ok=True)
+    outputs[DIVERGENCE_TABLE] = divergence_table(docs) + "\n"
     for name, text in outputs.items():
         path = HERE / name
         if check:
