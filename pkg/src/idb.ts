@@ -244,7 +244,7 @@ export class InstanceStore {
       ]);
       const names = keys?.map((k) => (k as [string, string])[1]);
       const writes = compute({ meta, values, names, all: everything });
-      const ranged = attempt(doing, () => {
+      const [ranged, adds] = attempt(doing, () => {
         if (writes.meta === null) maps.delete(map);
         else if (writes.meta) maps.put(writes.meta, map);
         let inRange: IDBRequest<IDBValidKey[]> | undefined;
@@ -255,9 +255,11 @@ export class InstanceStore {
         }
         for (const instance of writes.delete ?? []) store.delete([map, instance]);
         for (const [instance, value] of writes.put ?? []) store.put(value, [map, instance]);
-        for (const [instance, value] of writes.add ?? []) store.add(value, [map, instance]);
-        return inRange;
+        return [inRange, (writes.add ?? []).map(([instance, value]) => store.add(value, [map, instance]))] as const;
       });
+      // An add that finds its key taken must abort the transaction. Firefox and WebKit do not for a
+      // request that fails after commit() was called, so the adds are awaited before it.
+      await Promise.all(adds.map((add) => request(add, doing)));
       const rangeNames = ranged ? (await request(ranged, doing)).map((k) => (k as [string, string])[1]) : [];
       changed.push(
         ...(writes.put ?? []).map(([i]) => i),

@@ -211,9 +211,11 @@ export async function withLocks<T>(
   const wait = ifAvailable ? undefined : waitSignal(options);
   const signal = wait?.signal;
   const all = () => sorted.map(([, r]) => describe(r.key)).join(", ");
+  let waiting = true;
   const acquire = (i: number): Promise<T> => {
     const next = sorted[i];
     if (next === undefined) {
+      waiting = false;
       wait?.dispose(); // every lock is held: the wait is over
       return body();
     }
@@ -228,7 +230,8 @@ export async function withLocks<T>(
     return await acquire(0);
   } catch (e) {
     wait?.dispose();
-    if (signal?.aborted && e === signal.reason) {
+    // Chromium and Firefox reject with the signal's reason; WebKit with an AbortError of its own.
+    if (waiting && signal?.aborted) {
       if (wait?.timedOut())
         throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${all()}`, { cause: e });
       throw new AttrmapError("aborted", `the wait for ${all()} was aborted`, { cause: e });
