@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
-import { openTab, useProfile } from "./harness.js";
+import { openTab, useChromiumProfile } from "./harness.js";
 
-const env = useProfile();
+const env = useChromiumProfile();
 
 test("transaction_aborted: a big write aborted by the browser clearing the site's data; the next call reopens", async () => {
   const page = await openTab(env.context, env.server.origin);

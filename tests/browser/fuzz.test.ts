@@ -4,43 +4,51 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FuzzReport } from "../shared/fuzz.js";
 import "./page-types.js";
-import { openTab, SHARED_PATH, useProfile } from "./harness.js";
+import { ENGINE } from "./engines.js";
+import { openPage, SHARED_PATH, useProfile } from "./harness.js";
 
 const env = useProfile();
+// WebKit clones a sparse array element by element: each write of the map's partition or the
+// log's chunk that holds the fuzz's `new Array(2 ** 30)` takes about 8 s there (under 20 ms in Chromium
+// and Firefox), so WebKit makes one round of every call instead of five.
+const ROUNDS = ENGINE === "webkit" ? 1 : 5;
 
 function check(report: FuzzReport): void {
   assert.deepEqual(report.failures, []);
-  assert.ok(report.calls > 25_000, `only ${report.calls} calls`);
+  assert.ok(report.calls > 20_000 + ROUNDS * 1000, `only ${report.calls} calls`);
   assert.ok((report.outcomes.ok ?? 0) > 200, JSON.stringify(report.outcomes));
   assert.ok((report.outcomes.invalid_argument ?? 0) > 10_000, JSON.stringify(report.outcomes));
 }
 
 test("the fuzz in a page: every call answers or throws an AttrmapError, golden values survive", async () => {
-  const page = await openTab(env.context, env.server.origin);
-  const report = await page.evaluate(async (path) => {
-    const { fuzz } = (await import(`${path}fuzz.js`)) as typeof import("../shared/fuzz.js");
-    return fuzz(window.attrmap, { rounds: 5, storage: { name: "fuzz-page" } });
-  }, SHARED_PATH);
+  const page = await openPage(env.browser, env.server.origin);
+  const report = await page.evaluate(
+    async ({ path, rounds }) => {
+      const { fuzz } = (await import(`${path}fuzz.js`)) as typeof import("../shared/fuzz.js");
+      return fuzz(window.attrmap, { rounds, storage: { name: "fuzz-page" } });
+    },
+    { path: SHARED_PATH, rounds: ROUNDS },
+  );
   check(report);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
 
 test("the fuzz in a module worker", async () => {
-  const page = await openTab(env.context, env.server.origin);
+  const page = await openPage(env.browser, env.server.origin);
   const report = await page.evaluate(
-    ({ origin, path }) =>
+    ({ origin, path, rounds }) =>
       new Promise<FuzzReport>((resolve, reject) => {
         const code = `
           import * as attrmap from "${origin}/attrmap/dist/index.js";
           import { fuzz } from "${origin}${path}fuzz.js";
           const crashed = (e) => postMessage({ crash: String(e) });
-          fuzz(attrmap, { rounds: 5, storage: { name: "fuzz-worker" } }).then(postMessage, crashed);`;
+          fuzz(attrmap, { rounds: ${rounds}, storage: { name: "fuzz-worker" } }).then(postMessage, crashed);`;
         const worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })), { type: "module" });
         worker.onmessage = (e) => (e.data.crash ? reject(new Error(e.data.crash)) : resolve(e.data as FuzzReport));
         worker.onerror = (e) => reject(new Error(e.message));
       }),
-    { origin: env.server.origin, path: SHARED_PATH },
+    { origin: env.server.origin, path: SHARED_PATH, rounds: ROUNDS },
   );
   check(report);
   assert.deepEqual(page.errors, []);

@@ -3,20 +3,16 @@
 // with an on-disk profile. Each test uses its own database.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Page } from "playwright-core";
 import "./page-types.js";
-import { openTab, SHARED_PATH, uniqueNames, useProfile } from "./harness.js";
+import { openPage, SHARED_PATH, type Tab, uniqueNames, useProfile } from "./harness.js";
 
 const env = useProfile();
 const freshDb = uniqueNames("hardening");
 
 type Raw = typeof import("../shared/raw-idb.js");
 /** Runs `body` in a fresh tab with the raw IndexedDB helpers; returns its result. */
-async function inTab<A, R>(
-  body: (raw: Raw, arg: A) => Promise<R>,
-  arg: A,
-): Promise<{ result: R; page: Page & { errors: string[] } }> {
-  const page = await openTab(env.context, env.server.origin);
+async function inTab<A, R>(body: (raw: Raw, arg: A) => Promise<R>, arg: A): Promise<{ result: R; page: Tab }> {
+  const page = await openPage(env.browser, env.server.origin);
   const result = await page.evaluate(
     async ({ src, path, arg }) => {
       const raw = (await import(`${path}raw-idb.js`)) as Raw;
@@ -253,7 +249,7 @@ test("a map of 4294967295 partitions answers partitionSizes and count from what 
 
 test("change notifications: writes arrive by name; layout-only and failed writes, junk and unsubscribed do not", async () => {
   const db = freshDb();
-  const watcher = await openTab(env.context, env.server.origin);
+  const watcher = await openPage(env.browser, env.server.origin);
   await watcher.evaluate((db) => {
     const w = window as unknown as { seen: unknown[]; second: unknown[]; stop: () => void };
     w.seen = [];
@@ -262,7 +258,7 @@ test("change notifications: writes arrive by name; layout-only and failed writes
     w.stop = store.watch((c) => w.seen.push(c));
     store.watch((c) => w.second.push(c));
   }, db);
-  const writer = await openTab(env.context, env.server.origin);
+  const writer = await openPage(env.browser, env.server.origin);
   await writer.evaluate(async (db) => {
     const store = window.attrmap.openAttrmap({ name: db });
     const map = await store.partitionedMap<unknown>("m", { partitionCount: 4 }); // stores a layout only

@@ -9,6 +9,9 @@ import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { CHROMIUM_ARGS, DRIVEN_PAGE_SCRIPT, dispose, type EngineBrowser, launchBrowser, type Tab } from "./engines.js";
+
+export { CHROMIUM_ARGS, type Tab };
 
 export const WWW = resolve(fileURLToPath(new URL("../../www", import.meta.url)));
 const SHARED = resolve(fileURLToPath(new URL("../shared", import.meta.url)));
@@ -29,6 +32,7 @@ const TYPES: Record<string, string> = {
 /** A blank page of the origin with the package on `window.attrmap`, for storage tests. */
 export const TEST_PAGE = "/__attrmap_test__.html";
 const TEST_PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>attrmap test</title>
+<script>${DRIVEN_PAGE_SCRIPT}</script>
 <script type="module">
 import * as attrmap from "/attrmap/dist/index.js";
 window.attrmap = attrmap;
@@ -98,16 +102,6 @@ export async function serveWww(): Promise<StaticServer> {
   };
 }
 
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
 }
@@ -130,20 +124,24 @@ export async function screenshot(page: Page, name: string, selector?: string): P
   else await page.screenshot({ path, fullPage: true });
 }
 
-export interface ChromiumEnv {
+export interface ChromiumProfileEnv {
   server: StaticServer;
-  browser: Browser;
+  /** Chromium with an on-disk profile, through Playwright; each page is a tab. */
+  context: BrowserContext;
 }
 
-/** One server and one browser for the calling test file, started before its tests. */
-export function useChromium(): ChromiumEnv {
-  const env = {} as ChromiumEnv;
+/** For the Chromium-only suites (they use CDP): one server and one Chromium profile for the calling file. */
+export function useChromiumProfile(): ChromiumProfileEnv {
+  const env = {} as ChromiumProfileEnv;
+  let dispose: (() => Promise<void>) | undefined;
   before(async () => {
     env.server = await serveWww();
-    env.browser = await launchChromium();
+    const browser = await persistentContext();
+    env.context = browser.context;
+    dispose = () => browser.dispose();
   });
   after(async () => {
-    await env.browser?.close();
+    await dispose?.();
     await env.server?.close();
   });
   return env;
@@ -157,29 +155,35 @@ export function uniqueNames(prefix: string): () => string {
 
 export interface ProfileEnv {
   server: StaticServer;
-  /** A Chromium with an on-disk profile; each page is a tab. */
-  context: BrowserContext;
+  /** A browser of this run's engine (ENGINE) with an on-disk profile; each page is a tab. */
+  browser: EngineBrowser;
 }
 
 /**
- * One server and one Chromium with an on-disk profile for the calling test file, started before
+ * One server and one browser of this run's engine for the calling test file, started before
  * its tests, then `setup` (top-level `before` hooks of one file are not run one after another).
  */
 export function useProfile(setup?: (env: ProfileEnv) => Promise<void>): ProfileEnv {
   const env = {} as ProfileEnv;
-  let dispose: (() => Promise<void>) | undefined;
   before(async () => {
     env.server = await serveWww();
-    const browser = await persistentContext();
-    env.context = browser.context;
-    dispose = () => browser.dispose();
+    env.browser = await launchBrowser();
     await setup?.(env);
   });
   after(async () => {
-    await dispose?.();
+    if (env.browser) await dispose(env.browser);
     await env.server?.close();
   });
   return env;
+}
+
+/** Opens `path` of `origin` in a new tab of `browser` and waits for the page to say it is ready. */
+export async function openPage(browser: EngineBrowser, origin: string, path = TEST_PAGE): Promise<Tab> {
+  const tab = await browser.newTab();
+  await tab.goto(origin + path);
+  while (!(await tab.evaluate(() => document.documentElement.dataset.ready === "true")))
+    await new Promise((r) => setTimeout(r, 20));
+  return tab;
 }
 
 /** A Chromium with an on-disk profile in a fresh temporary folder (two pages = two tabs). */

@@ -2,18 +2,18 @@
 // a page it controls: every endpoint's success, bad-input, not-found and before-start answers.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Page } from "playwright-core";
 import { tokenVectors } from "../vectors.js";
 import "./page-types.js";
-import { openTab, persistentContext, useProfile } from "./harness.js";
+import { dispose, launchBrowser } from "./engines.js";
+import { openPage, type Tab, useProfile } from "./harness.js";
 
 const HASH = "/patterns/hash-partitioned-attribute-map";
 const CHUNKED = "/patterns/sequentially-chunked-attribute-map";
 
-let page: Page & { errors: string[] };
-const env = useProfile(async ({ context, server }) => {
+let page: Tab;
+const env = useProfile(async ({ browser, server }) => {
   // A page of the origin that installs the service worker but starts no flow.
-  page = await openTab(context, server.origin);
+  page = await openPage(browser, server.origin);
   await page.evaluate(async () => {
     await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
     if (!navigator.serviceWorker.controller)
@@ -200,17 +200,18 @@ test("HEAD on a GET endpoint answers as GET without a body; a huge page token is
     return [response.status, response.headers.get("allow")];
   }, `${CHUNKED}/subscribers`);
   assert.deepEqual(wrong, [405, "GET, HEAD"]);
-  const huge = await call("GET", `${CHUNKED}/subscribers?pageToken=${"7".repeat(1 << 20)}`);
+  // 500,000 characters: Firefox refuses URLs of 1 MiB or more before they are sent.
+  const huge = await call("GET", `${CHUNKED}/subscribers?pageToken=${"7".repeat(500_000)}`);
   assert.equal(huge.status, 400);
   const message = (huge.body as { error: string }).error;
-  assert.equal(message, `invalid page token "${"7".repeat(64)}... (1048576 characters)"`);
+  assert.equal(message, `invalid page token "${"7".repeat(64)}... (500000 characters)"`);
 });
 
 test("the service worker forgets a failed open: once the cause is gone, the next request succeeds", async (t) => {
   // A profile of its own: the database is made unusable before the service worker opens it.
-  const own = await persistentContext();
-  t.after(() => own.dispose());
-  const tab = await openTab(own.context, env.server.origin);
+  const own = await launchBrowser();
+  t.after(() => dispose(own));
+  const tab = await openPage(own, env.server.origin);
   // Another program holds "attrmap" at a schema version this library does not know.
   await tab.evaluate(
     () =>

@@ -3,15 +3,14 @@
 // retention. Expected placements come from the independent implementation in tests/shared.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Page } from "playwright-core";
 import { refPartition } from "../shared/reference.js";
 import "./page-types.js";
-import { openTab, SHARED_PATH, uniqueNames, useProfile } from "./harness.js";
+import { openPage, SHARED_PATH, type Tab, uniqueNames, useProfile } from "./harness.js";
 
 const env = useProfile();
 const freshDb = uniqueNames("lifecycle");
 
-const tab = () => openTab(env.context, env.server.origin);
+const tab = () => openPage(env.browser, env.server.origin);
 
 test("delete removes any key, __proto__ and constructor too; a partition left empty is removed", async () => {
   const page = await tab();
@@ -104,7 +103,12 @@ test("each partition entries() yields is a consistent snapshot while another tab
     const seen: Array<{ key: string; value: number }> = [];
     for await (const [key, value] of map.entries()) {
       seen.push({ key, value });
-      await new Promise((r) => setTimeout(r, 1)); // let writes land between steps
+      // Let writes land between steps: a task, not a timer (Firefox throttles timers of background tabs).
+      await new Promise((r) => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = r;
+        channel.port2.postMessage(0);
+      });
     }
     return seen;
   }, db);
@@ -124,7 +128,7 @@ test("each partition entries() yields is a consistent snapshot while another tab
 });
 
 /** In `page`, a map with `n` keys whose values are their index, 16 partitions. */
-async function fill(page: Page, db: string, n: number): Promise<void> {
+async function fill(page: Tab, db: string, n: number): Promise<void> {
   await page.evaluate(
     async ({ db, n }) => {
       const map = await window.attrmap.openAttrmap({ name: db }).partitionedMap<string>("m", { partitionCount: 16 });

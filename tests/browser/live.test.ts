@@ -4,14 +4,13 @@
 // import round-trip through real IndexedDB.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Page } from "playwright-core";
 import "./page-types.js";
-import { openTab, useProfile } from "./harness.js";
+import { openPage, type Tab, useProfile } from "./harness.js";
 
 const env = useProfile();
 
 /** Runs `code` (a module body with `attrmap` imported) in a dedicated module worker of `page`; resolves with what it posts. */
-function inWorker<T>(page: Page, code: string): Promise<T> {
+function inWorker<T>(page: Tab, code: string): Promise<T> {
   return page.evaluate(
     ({ origin, code }) =>
       new Promise<T>((resolve, reject) => {
@@ -32,7 +31,7 @@ function inWorker<T>(page: Page, code: string): Promise<T> {
 }
 
 /** Waits until the page's `window.results` holds `n` values; returns them. */
-async function results(page: Page, n: number): Promise<unknown[]> {
+async function results(page: Tab, n: number): Promise<unknown[]> {
   for (;;) {
     const seen = await page.evaluate(() => (window as unknown as { results: unknown[] }).results);
     if (seen.length >= n) return seen;
@@ -41,7 +40,7 @@ async function results(page: Page, n: number): Promise<unknown[]> {
 }
 
 test("a live query runs again for writes of this page, another tab, a worker and the service worker; for no others", async () => {
-  const page = await openTab(env.context, env.server.origin);
+  const page = await openPage(env.browser, env.server.origin);
   await page.evaluate(async () => {
     await navigator.serviceWorker.register("/sw.js", { type: "module", scope: "/" });
     if (!navigator.serviceWorker.controller)
@@ -55,7 +54,7 @@ test("a live query runs again for writes of this page, another tab, a worker and
       .subscribe((v) => w.results.push(v));
   });
   assert.deepEqual(await results(page, 1), [null], "the first run finds nothing");
-  const write = (p: Page, name: string) =>
+  const write = (p: Tab, name: string) =>
     p.evaluate(
       async (name) =>
         (await window.attrmap.openAttrmap().customerDirectory()).upsertProfile({
@@ -66,7 +65,7 @@ test("a live query runs again for writes of this page, another tab, a worker and
     );
   await write(page, "from this page");
   assert.deepEqual((await results(page, 2)).at(-1), "from this page");
-  const other = await openTab(env.context, env.server.origin);
+  const other = await openPage(env.browser, env.server.origin);
   await write(other, "from another tab");
   assert.deepEqual((await results(page, 3)).at(-1), "from another tab");
   await inWorker(
@@ -127,7 +126,7 @@ test("a live query runs again for writes of this page, another tab, a worker and
 });
 
 test("a live query over a log page and a count runs again on appends; an error goes to its error callback", async () => {
-  const page = await openTab(env.context, env.server.origin);
+  const page = await openPage(env.browser, env.server.origin);
   const got = await page.evaluate(async () => {
     const store = window.attrmap.openAttrmap({ name: "live-log" });
     const archive = await store.subscriberArchive({ chunkSize: 2 });
@@ -172,7 +171,7 @@ test("a live query over a log page and a count runs again on appends; an error g
 });
 
 test("a module worker and a page share data and locks: each reads what the other wrote", async () => {
-  const page = await openTab(env.context, env.server.origin);
+  const page = await openPage(env.browser, env.server.origin);
   await page.evaluate(async () => {
     const archive = await window.attrmap.openAttrmap({ name: "shared" }).subscriberArchive({ chunkSize: 5 });
     await archive.registerSubscribers(Array.from({ length: 7 }, (_, i) => ({ subscriberId: `page-${i}`, deliveryAddress: "p" })));
@@ -215,7 +214,7 @@ test("a module worker and a page share data and locks: each reads what the other
 });
 
 test("export and import through real IndexedDB: a round trip gives the same bytes, and a bad file changes nothing", async () => {
-  const page = await openTab(env.context, env.server.origin);
+  const page = await openPage(env.browser, env.server.origin);
   const result = await page.evaluate(async () => {
     const text = async (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
     const source = window.attrmap.openAttrmap({ name: "export-source" });

@@ -6,9 +6,8 @@
 // locks nothing, as a control, and must fail there.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Page } from "playwright-core";
 import "./page-types.js";
-import { openTab, uniqueNames, useProfile } from "./harness.js";
+import { openPage, type Tab, uniqueNames, useProfile } from "./harness.js";
 
 const env = useProfile();
 const freshDb = uniqueNames("locks");
@@ -16,7 +15,7 @@ const freshDb = uniqueNames("locks");
 type Manager = "web-locks" | "no-op";
 
 /** Installs `window.lockManager`: navigator.locks wrapped to record each lock's hold, or a manager that locks nothing. */
-async function installManager(page: Page, manager: Manager): Promise<void> {
+async function installManager(page: Tab, manager: Manager): Promise<void> {
   await page.evaluate((manager) => {
     const w = window as unknown as {
       lockManager: unknown;
@@ -47,7 +46,7 @@ async function installManager(page: Page, manager: Manager): Promise<void> {
 
 /** Every write of the library, with its readwrite transaction's lifetime and the instances it wrote; returns lock violations. */
 async function writesHoldTheirLocks(
-  page: Page,
+  page: Tab,
   db: string,
   manager: Manager,
 ): Promise<{ violations: string[]; transactions: number }> {
@@ -120,7 +119,7 @@ async function writesHoldTheirLocks(
 }
 
 test("each write holds the exclusive lock of every instance it writes, from before its transaction to its commit", async () => {
-  const page = await openTab(env.context, env.server.origin);
+  const page = await openPage(env.browser, env.server.origin);
   const real = await writesHoldTheirLocks(page, freshDb(), "web-locks");
   assert.deepEqual(real.violations, []);
   assert.ok(real.transactions >= 10, `only ${real.transactions} write transactions seen`);
@@ -130,8 +129,8 @@ test("each write holds the exclusive lock of every instance it writes, from befo
 });
 
 /** Another tab holds `lock`; returns a function that releases it. */
-async function holdInOtherTab(lock: string): Promise<{ release(): Promise<void>; page: Page }> {
-  const page = await openTab(env.context, env.server.origin);
+async function holdInOtherTab(lock: string): Promise<{ release(): Promise<void>; page: Tab }> {
+  const page = await openPage(env.browser, env.server.origin);
   await page.evaluate(
     (lock) =>
       new Promise<void>((held) => {
@@ -146,7 +145,7 @@ async function holdInOtherTab(lock: string): Promise<{ release(): Promise<void>;
 }
 
 /** Starts a write in `page` and reports whether it was still waiting when the lock manager showed its request queued. */
-async function startWaitingWrite(page: Page, db: string, options: { abort?: boolean }): Promise<"queued" | "settled"> {
+async function startWaitingWrite(page: Tab, db: string, options: { abort?: boolean }): Promise<"queued" | "settled"> {
   return page.evaluate(
     async ({ db, abort }) => {
       const w = window as unknown as { lockManager: never; write: Promise<string>; controller: AbortController };
@@ -177,7 +176,7 @@ async function waitingScenario(
   abort: boolean,
 ): Promise<{ queued: string; outcome: string; stored: string | undefined }> {
   const db = freshDb();
-  const writer = await openTab(env.context, env.server.origin);
+  const writer = await openPage(env.browser, env.server.origin);
   await installManager(writer, manager);
   const lock = await writer.evaluate(async (db) => {
     const { openAttrmap, lockName, emailPartition } = window.attrmap;
@@ -230,9 +229,9 @@ test("an abort during a real Web Locks wait gives aborted and writes nothing", a
 
 test("two tabs writing overlapping partitions in opposite orders never deadlock and lose nothing", async () => {
   const db = freshDb();
-  const [a, b] = [await openTab(env.context, env.server.origin), await openTab(env.context, env.server.origin)];
+  const [a, b] = [await openPage(env.browser, env.server.origin), await openPage(env.browser, env.server.origin)];
   const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
-  const run = (page: Page, order: string[], tag: string) =>
+  const run = (page: Tab, order: string[], tag: string) =>
     page.evaluate(
       async ({ db, order, tag }) => {
         const map = await window.attrmap.openAttrmap({ name: db }).partitionedMap<string>("m", { partitionCount: 16 });

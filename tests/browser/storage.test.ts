@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
-import { openTab, uniqueNames, useProfile } from "./harness.js";
+import { openPage, uniqueNames, useProfile } from "./harness.js";
 
 const env = useProfile();
 const freshDb = uniqueNames("db");
 
-const tab = () => openTab(env.context, env.server.origin);
+const tab = () => openPage(env.browser, env.server.origin);
 
 test("profiles and any ASCII key round-trip; absent keys and partitions read as undefined", async () => {
   const page = await tab();
@@ -279,16 +279,18 @@ test("4 tabs append 50 subscribers each at once: sequences 1..200, each once, pa
 
 test("ifAvailable under contention fails with lock_conflict; retryOnConflict turns those into successes", async () => {
   const db = freshDb();
+  // 12 writes a tab: the retries wait on timers, which Firefox slows to about one a second in background tabs.
+  const WRITES = 12;
   const tabs = await Promise.all([tab(), tab(), tab()]);
   const run = (retry: boolean) =>
     Promise.all(
       tabs.map((page, t) =>
         page.evaluate(
-          async ({ db, t, retry }) => {
+          async ({ db, t, retry, writes }) => {
             const { openAttrmap, retryOnConflict, AttrmapError } = window.attrmap;
             const dir = await openAttrmap({ name: db }).customerDirectory({ partitionCount: 1 });
             const outcomes = await Promise.all(
-              Array.from({ length: 30 }, (_, i) => {
+              Array.from({ length: writes }, (_, i) => {
                 const write = () => dir.upsertProfile({ emailAddress: `t${t}-${i}-${retry}@x` }, { lock: "ifAvailable" });
                 return (retry ? retryOnConflict(write, { attempts: 200, baseDelayMs: 2, maxDelayMs: 20 }) : write()).then(
                   () => "ok",
@@ -298,7 +300,7 @@ test("ifAvailable under contention fails with lock_conflict; retryOnConflict tur
             );
             return outcomes;
           },
-          { db, t, retry },
+          { db, t, retry, writes: WRITES },
         ),
       ),
     );
@@ -320,9 +322,9 @@ test("ifAvailable under contention fails with lock_conflict; retryOnConflict tur
       for (let t = 0; t < 3; t++) for (let i = 0; i < n; i++) if (await dir.getProfile(`t${t}-${i}-true@x`)) count++;
       return count;
     },
-    { db, n: 30 },
+    { db, n: WRITES },
   );
-  assert.equal(stored, 90);
+  assert.equal(stored, 3 * WRITES);
   for (const page of tabs) await page.close();
 });
 

@@ -1,0 +1,169 @@
+// Tabs closed and browsers killed mid-write, in every engine: a SIGKILL of the browser's whole
+// process group (no shutdown at all), then a browser relaunched on the same profile finds
+// every committed write and a valid layout. WebKit keeps data across a relaunch only without
+// a driver (LaunchOptions.keepData), which these tests use.
+import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { after, before, test } from "node:test";
+import "./page-types.js";
+import { dispose, ENGINE, launchBrowser, type Tab } from "./engines.js";
+import { openPage, type StaticServer, serveWww } from "./harness.js";
+
+const KEEP_DATA = { keepData: true };
+
+let server: StaticServer;
+before(async () => {
+  server = await serveWww();
+});
+after(async () => {
+  await server?.close();
+});
+
+/** Every invariant a chunked log keeps, checked from its stored instances after the fact. */
+async function logInvariants(page: Tab, db: string, chunkSize: number): Promise<{ problems: string[]; total: number }> {
+  return page.evaluate(
+    async ({ db, chunkSize }) => {
+      const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize });
+      const state = await archive.log.state();
+      const problems: string[] = [];
+      const seen: number[] = [];
+      let token = "";
+      let pages = 0;
+      do {
+        const p = await archive.getSubscriberPage(token);
+        const seqs = p.subscribers.map((s) => s.sequence);
+        if (p.pageToken === "current" && seqs.length === 0 && state.nextSequence !== 1)
+          problems.push("current is empty but the log is not");
+        if (p.pageToken === "current" && (seqs.length < 1 ? state.nextSequence !== 1 : seqs.length > chunkSize))
+          problems.push(`current holds ${seqs.length}`);
+        if (p.pageToken !== "current" && seqs.length !== chunkSize) problems.push(`archive ${p.pageToken} holds ${seqs.length}`);
+        if (p.pageToken !== "current" && BigInt(p.pageToken) !== BigInt(seqs.at(-1) ?? -1))
+          problems.push(`archive ${p.pageToken} starts at ${seqs.at(-1)}`);
+        seen.push(...seqs);
+        token = p.nextPageToken;
+      } while (token !== "" && ++pages < 10_000);
+      const total = state.nextSequence - 1;
+      const expected = Array.from({ length: total }, (_, i) => total - i);
+      if (JSON.stringify(seen) !== JSON.stringify(expected))
+        problems.push(`records are not ${total}..1 newest first: ${seen.slice(0, 5)}...`);
+      const latest =
+        total > chunkSize ? String(Math.floor((total - 1) / chunkSize) * chunkSize - chunkSize + 1).padStart(20, "0") : "";
+      if (state.latestArchivedChunkToken !== latest)
+        problems.push(`latest archive ${state.latestArchivedChunkToken}, expected ${latest}`);
+      return { problems, total };
+    },
+    { db, chunkSize },
+  );
+}
+
+/** Starts a stream of single appends (with rollovers every 10) that runs until the tab dies; returns once 45 have committed. */
+async function startAppendStream(page: Tab, db: string): Promise<void> {
+  await page.evaluate((db) => {
+    void (async () => {
+      const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize: 10 });
+      for (let i = 0; ; i++) await archive.registerSubscriber({ subscriberId: `s${i}`, deliveryAddress: "x".repeat(2000) });
+    })();
+  }, db);
+  const appended = () =>
+    page.evaluate(
+      async (db) =>
+        (await (await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize: 10 })).log.state()).nextSequence -
+        1,
+      db,
+    );
+  while ((await appended()) < 45) await new Promise((r) => setTimeout(r, 20));
+}
+
+test("a tab closed in the middle of a stream of appends and rollovers leaves a valid log", async (t) => {
+  const browser = await launchBrowser();
+  t.after(() => dispose(browser));
+  const writer = await openPage(browser, server.origin);
+  await startAppendStream(writer, "closed-tab");
+  await writer.close(); // no beforeunload: the tab just goes, transactions in flight included
+  const checker = await openPage(browser, server.origin);
+  const { problems, total } = await logInvariants(checker, "closed-tab", 10);
+  assert.deepEqual(problems, []);
+  assert.ok(total >= 45, `only ${total} appends landed`);
+});
+
+test("a browser killed in the middle of a stream of appends leaves a valid log on reopen", async (t) => {
+  const killed = await launchBrowser(ENGINE, undefined, KEEP_DATA);
+  const writer = await openPage(killed, server.origin);
+  await startAppendStream(writer, "killed");
+  await killed.kill();
+  const reopened = await launchBrowser(ENGINE, killed.profileDir, KEEP_DATA);
+  t.after(() => dispose(reopened));
+  const checker = await openPage(reopened, server.origin);
+  const { problems, total } = await logInvariants(checker, "killed", 10);
+  assert.deepEqual(problems, []);
+  assert.ok(total >= 45, `only ${total} appends survived`);
+});
+
+test("a browser killed three times while resizing 20,000 entries: every entry once, right, a later resize works", async (t) => {
+  const ENTRIES = 20_000;
+  const setup = await launchBrowser(ENGINE, undefined, KEEP_DATA);
+  const profileDir = setup.profileDir;
+  t.after(() => rmSync(profileDir, { recursive: true, force: true }));
+  await (await openPage(setup, server.origin)).evaluate(async (n) => {
+    const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m", { partitionCount: 1000 });
+    await map.upsertMany(Array.from({ length: n }, (_, i) => [`key-${i}`, `value-${i}`] as [string, string]));
+  }, ENTRIES);
+  await setup.close();
+  let partitions = 1000;
+  const outcomes: string[] = [];
+  // Killed as the resize starts (reading), half way through its writes, and after its last write (committing).
+  for (const [round, killAt] of [0, 0.5, 1].entries()) {
+    const target = partitions + 500 + round;
+    const killable = await launchBrowser(ENGINE, profileDir, KEEP_DATA);
+    const page = await openPage(killable, server.origin);
+    await page.evaluate(
+      ({ target }) => {
+        const w = window as unknown as { progress: number; failed: string };
+        w.progress = -1;
+        window.attrmap
+          .openAttrmap({ name: "resized" })
+          .partitionedMap<string>("m")
+          .then((map) => {
+            w.progress = 0;
+            return map.resize(target, { onProgress: (p) => (w.progress = p.done / p.total) });
+          })
+          .catch((e) => (w.failed = String(e)));
+      },
+      { target },
+    );
+    for (;;) {
+      const { progress, failed } = await page.evaluate(() => {
+        const w = window as unknown as { progress: number; failed?: string };
+        return { progress: w.progress, failed: w.failed };
+      });
+      assert.equal(failed, undefined, `round ${round}: the resize failed`);
+      if (progress >= killAt) break;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await killable.kill();
+    const reopened = await launchBrowser(ENGINE, profileDir, KEEP_DATA);
+    const check = await (await openPage(reopened, server.origin)).evaluate(async (n) => {
+      const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m");
+      const seen = new Map<string, string>();
+      let doubled = 0;
+      for await (const [key, value] of map.entries()) {
+        if (seen.has(key)) doubled++;
+        seen.set(key, value);
+      }
+      let wrong = 0;
+      for (let i = 0; i < n; i++) if (seen.get(`key-${i}`) !== `value-${i}`) wrong++;
+      const partitionCount = map.partitionCount;
+      const count = await map.count();
+      await map.resize(partitionCount + 1); // a later resize succeeds
+      return { partitionCount, count, doubled, wrong, size: seen.size, afterResize: await map.count() };
+    }, ENTRIES);
+    await reopened.close();
+    // As before the resize or as after it, never a mix: every entry once, with its value.
+    assert.ok([partitions, target].includes(check.partitionCount), `round ${round}: ${check.partitionCount} partitions`);
+    const whole = { count: ENTRIES, doubled: 0, wrong: 0, size: ENTRIES, afterResize: ENTRIES };
+    assert.deepEqual({ ...check, partitionCount: undefined }, { ...whole, partitionCount: undefined }, `round ${round}`);
+    outcomes.push(check.partitionCount === target ? "after" : "before");
+    partitions = check.partitionCount + 1;
+  }
+  t.diagnostic(`the killed resizes were found: ${outcomes.join(", ")}`);
+});

@@ -1,0 +1,510 @@
+// One way to drive the three browser engines, so a scenario is written once: Chromium through
+// Playwright (over CDP), Firefox through puppeteer-core (WebDriver BiDi), WebKit (WebKitGTK's
+// MiniBrowser, Safari's engine) through webdriverio (classic WebDriver, under Xvfb). A browser
+// runs on an on-disk profile, opens tabs of the test origin, evaluates functions in them (all
+// at once if asked: each engine here runs tabs concurrently), and can be killed, its whole
+// process group at once, then relaunched on the same profile. ENGINE picks the engine.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer as createHttpServer, type ServerResponse } from "node:http";
+import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Page as PlaywrightPage } from "playwright-core";
+import puppeteer, { type Page as PuppeteerPage } from "puppeteer-core";
+import { remote } from "webdriverio";
+
+export type EngineName = "chromium" | "firefox" | "webkit";
+export const ENGINES: readonly EngineName[] = ["chromium", "firefox", "webkit"];
+
+/** The engine of this run: `ENGINE=firefox` or `ENGINE=webkit`, Chromium otherwise. */
+export const ENGINE: EngineName = ((): EngineName => {
+  const name = process.env.ENGINE ?? "chromium";
+  if (!(ENGINES as readonly string[]).includes(name)) throw new Error(`ENGINE must be one of ${ENGINES.join(", ")}, not ${name}`);
+  return name as EngineName;
+})();
+
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
+
+// tsx compiles tests with esbuild's keepNames, which wraps named functions in __name(...);
+// functions sent into a page carry those calls with them, so every page defines __name.
+const DEFINE_NAME = "globalThis.__name = globalThis.__name || ((f) => f);";
+
+/** A tab of one engine. Functions given to `evaluate` run in the page: they take one JSON-like argument. */
+export interface Tab {
+  /** Uncaught errors (and, in Chromium and Firefox, console errors) of the page. */
+  readonly errors: string[];
+  evaluate<R>(fn: () => R | Promise<R>): Promise<R>;
+  evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
+  goto(url: string): Promise<void>;
+  screenshot(path: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A browser on an on-disk profile. */
+export interface EngineBrowser {
+  readonly engine: EngineName;
+  readonly profileDir: string;
+  newTab(): Promise<Tab>;
+  /** SIGKILLs every process of the browser at once (no shutdown) and waits until none holds the profile. */
+  kill(): Promise<void>;
+  /** Closes the browser; the profile stays (for a relaunch). */
+  close(): Promise<void>;
+}
+
+export interface LaunchOptions {
+  /**
+   * Website data must outlive the browser (for a kill and a relaunch on the profile). Chromium
+   * and Firefox keep it anyway. WebKit under WebDriver keeps it in memory only (an automation
+   * session is ephemeral), so WebKit then runs without a driver: pages take their orders from
+   * a hub over HTTP (see DRIVEN_PAGE_SCRIPT), and only the test page can be driven.
+   */
+  keepData?: boolean;
+}
+
+/** Launches `engine` on `profileDir` (a fresh temporary one by default). */
+export function launchBrowser(
+  engine: EngineName = ENGINE,
+  profileDir = mkdtempSync(join(tmpdir(), `attrmap-${engine}-`)),
+  options: LaunchOptions = {},
+): Promise<EngineBrowser> {
+  if (engine === "webkit" && options.keepData) return launchDrivenWebKit(profileDir);
+  return { chromium: launchChromium, firefox: launchFirefox, webkit: launchWebKit }[engine](profileDir);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Kills the process group of `proc` and waits until none of its live processes (a zombie
+ * holds no file), and none naming `profileDir`, is left.
+ */
+async function killGroup(proc: ChildProcess, profileDir: string): Promise<void> {
+  const exited = proc.exitCode === null && proc.signalCode === null ? new Promise((r) => proc.once("exit", r)) : undefined;
+  try {
+    process.kill(-proc.pid!, "SIGKILL");
+  } catch {
+    // already gone
+  }
+  await exited;
+  const running = (...args: string[]) => spawnSync("pgrep", args).status === 0;
+  while (running("-r", "D,R,S,T", "-g", String(proc.pid)) || running("-f", profileDir)) await sleep(50);
+}
+
+/** A browser whose driver runs `proc` (in a process group of its own) and ends with `quit`. */
+function driven(
+  engine: EngineName,
+  profileDir: string,
+  proc: ChildProcess,
+  newTab: () => Promise<Tab>,
+  quit: () => Promise<unknown>,
+): EngineBrowser {
+  return {
+    engine,
+    profileDir,
+    newTab,
+    kill: () => killGroup(proc, profileDir),
+    async close() {
+      await quit().catch(() => undefined);
+      await killGroup(proc, profileDir);
+    },
+  };
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+// ---- Chromium: spawned in its own process group, driven by Playwright over CDP ----------
+
+async function launchChromium(profileDir: string): Promise<EngineBrowser> {
+  const proc = spawn(
+    "/usr/bin/chromium",
+    ["--headless=new", ...CHROMIUM_ARGS, `--user-data-dir=${profileDir}`, "--remote-debugging-port=0", "about:blank"],
+    { stdio: ["ignore", "ignore", "pipe"], detached: true },
+  );
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    let seen = "";
+    proc.stderr!.on("data", (d: Buffer) => {
+      seen += d.toString();
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(seen);
+      if (m) resolve(m[1]!);
+    });
+    proc.once("exit", () => reject(new Error(`chromium exited: ${seen}`)));
+  });
+  const browser = await chromium.connectOverCDP(endpoint);
+  const context = browser.contexts()[0]!;
+  const newTab = async () => {
+    const page = await context.newPage();
+    await page.addInitScript(DEFINE_NAME);
+    return playwrightTab(page);
+  };
+  return driven("chromium", profileDir, proc, newTab, () => browser.close());
+}
+
+/** A Tab over a Playwright page (also what the Chromium-only suites use). */
+export function playwrightTab(page: PlaywrightPage): Tab {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  return {
+    errors,
+    evaluate: ((fn: (arg: unknown) => unknown, arg?: unknown) => page.evaluate(fn, arg)) as Tab["evaluate"],
+    goto: async (url) => void (await page.goto(url)),
+    screenshot: async (path) => void (await page.screenshot({ path, fullPage: true })),
+    close: () => page.close(),
+  };
+}
+
+// ---- Firefox: puppeteer-core over WebDriver BiDi ---------------------------------------
+
+async function launchFirefox(profileDir: string): Promise<EngineBrowser> {
+  const browser = await puppeteer.launch({
+    browser: "firefox",
+    executablePath: "/usr/bin/firefox-esr",
+    headless: true,
+    userDataDir: profileDir,
+    protocol: "webDriverBiDi",
+  });
+  const newTab = async () => {
+    const page = await browser.newPage();
+    await page.evaluateOnNewDocument(DEFINE_NAME);
+    return puppeteerTab(page);
+  };
+  return driven("firefox", profileDir, browser.process()!, newTab, () => browser.close());
+}
+
+function puppeteerTab(page: PuppeteerPage): Tab {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => errors.push(`pageerror: ${errorText(e)}`));
+  return {
+    errors,
+    evaluate: ((fn: (arg: unknown) => unknown, arg?: unknown) => page.evaluate(fn, arg)) as Tab["evaluate"],
+    goto: async (url) => void (await page.goto(url)),
+    screenshot: async (path) => void (await page.screenshot({ path: path as `${string}.png`, fullPage: true })),
+    close: () => page.close(),
+  };
+}
+
+// ---- WebKit: WebKitWebDriver under Xvfb, webdriverio in classic mode --------------------
+
+/** Resolves once something accepts connections on `port` of 127.0.0.1 (the driver has started). */
+async function listening(port: number): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => resolve(true)).once("error", () => resolve(false));
+      setTimeout(() => socket.destroy(), 1000);
+    });
+    if (open) return;
+    if (attempt > 200) throw new Error(`WebKitWebDriver did not start listening on port ${port}`);
+    await sleep(50);
+  }
+}
+
+/** WebKit's data, cache and configuration folders, made inside `profileDir`. */
+function xdgDirs(profileDir: string): Record<string, string> {
+  const dirs: Record<string, string> = {};
+  for (const dir of ["data", "cache", "config"]) {
+    mkdirSync(join(profileDir, dir), { recursive: true });
+    dirs[`XDG_${dir.toUpperCase()}_HOME`] = join(profileDir, dir);
+  }
+  return dirs;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * WebDriver and the hub answer in JSON; the other drivers keep undefined, NaN, infinities, -0 and bigints,
+ * so results are tagged in the page (`encode`) and untagged here, plain objects wrapped so that
+ * no object of the test's can be mistaken for a tag.
+ */
+const ENCODE = `const encode = (v) => {
+  if (v === undefined) return { $u: 1 };
+  if (typeof v === "bigint") return { $b: String(v) };
+  if (typeof v === "number" && (!Number.isFinite(v) || Object.is(v, -0))) return { $n: Object.is(v, -0) ? "-0" : String(v) };
+  if (Array.isArray(v)) return { $a: v.map(encode) };
+  if (v !== null && typeof v === "object") {
+    const o = {};
+    for (const k of Object.keys(v)) o[k] = encode(v[k]);
+    return { $o: o };
+  }
+  return v;
+};`;
+
+/**
+ * What runs a test's function in a page, for the drivers that only send text: errors of the
+ * page are collected in `__attrmapErrors`, and `settle(run, report)` reports how `run` ended.
+ */
+const IN_PAGE = `${DEFINE_NAME}
+if (!globalThis.__attrmapErrors) {
+  const seen = (globalThis.__attrmapErrors = []);
+  const reason = (e) => (e.reason && e.reason.message) || e.reason;
+  addEventListener("error", (e) => seen.push("pageerror: " + e.message));
+  addEventListener("unhandledrejection", (e) => seen.push("pageerror: " + reason(e)));
+}
+${ENCODE}
+const settle = (run, report) =>
+  Promise.resolve()
+    .then(run)
+    .then(
+      (value) => report({ done: true, value: encode(value) }),
+      (e) => report({ done: true, error: String((e && e.stack) || e) }),
+    );`;
+
+function decode(v: unknown): unknown {
+  if (v === null || typeof v !== "object") return v;
+  const t = v as { $u?: 1; $b?: string; $n?: string; $a?: unknown[]; $o?: Record<string, unknown> };
+  if (t.$u) return undefined;
+  if (t.$b !== undefined) return BigInt(t.$b);
+  if (t.$n !== undefined) return Number(t.$n);
+  if (t.$a) return t.$a.map(decode);
+  return Object.fromEntries(Object.entries(t.$o ?? {}).map(([k, x]) => [k, decode(x)]));
+}
+
+/**
+ * Classic WebDriver has one current window per session and runs one command at a time, and an
+ * async script blocks the session until it ends. So a function is started in its window by one
+ * command, its promise settles into a slot of the page, and the slot is polled: tabs run at
+ * once. Commands (a window switch and what it is for) are serialized through one queue.
+ */
+async function launchWebKit(profileDir: string): Promise<EngineBrowser> {
+  const port = await freePort();
+  // MiniBrowser under automation keeps website data in memory only (an ephemeral session):
+  // the profile folder holds what the WebKit processes write (caches), nothing of the origin.
+  const proc = spawn("xvfb-run", ["-a", "WebKitWebDriver", `--port=${port}`], {
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, ...xdgDirs(profileDir) },
+  });
+  const capabilities = {
+    browserName: "MiniBrowser",
+    "wdio:enforceWebDriverClassic": true,
+    "webkitgtk:browserOptions": {
+      binary: MINIBROWSER,
+      args: ["--automation", "--javascript-can-open-windows-automatically=true"],
+    },
+  } as WebdriverIO.Capabilities;
+  await listening(port);
+  const wd = await remote({ hostname: "127.0.0.1", port, capabilities, logLevel: "error" });
+  await wd.setTimeout({ script: 600_000 });
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const unused = [await wd.getWindowHandle()]; // windows no tab uses: the session's first, and closed tabs
+  let next = 0;
+  const tab = (handle: string): Tab => {
+    const errors: string[] = [];
+    const inWindow = <T>(work: () => Promise<T>) =>
+      serial(async () => {
+        await wd.switchToWindow(handle);
+        return work();
+      });
+    return {
+      errors,
+      async evaluate(fn: (arg: unknown) => unknown, arg?: unknown) {
+        const slot = `r${next++}`;
+        await inWindow(() =>
+          wd.execute(
+            `${IN_PAGE}
+            const slots = (globalThis.__attrmapSlots = globalThis.__attrmapSlots || {});
+            const slot = arguments[0];
+            slots[slot] = { done: false };
+            settle(() => (${fn.toString()})(arguments[1]), (result) => (slots[slot] = result));`,
+            slot,
+            arg ?? null,
+          ),
+        );
+        for (;;) {
+          const state = (await inWindow(() =>
+            wd.execute(
+              `const slots = globalThis.__attrmapSlots || {};
+              const s = slots[arguments[0]];
+              if (s && s.done) delete slots[arguments[0]];
+              return { s: s || { lost: true }, errors: (globalThis.__attrmapErrors || []).splice(0) };`,
+              slot,
+            ),
+          )) as { s: { done?: boolean; value?: unknown; error?: string; lost?: boolean }; errors: string[] };
+          errors.push(...state.errors);
+          if (state.s.lost) throw new Error("the page navigated while a function ran in it");
+          if (state.s.error !== undefined) throw new Error(state.s.error);
+          if (state.s.done) return decode(state.s.value);
+          await sleep(5);
+        }
+      },
+      goto: (url) => inWindow(async () => void (await wd.url(url))),
+      screenshot: (path) => inWindow(async () => void (await wd.saveScreenshot(path))),
+      // WebKitWebDriver answers a window's close with no windows left, on which webdriverio
+      // ends the session: a closed tab is emptied instead (its page unloads, as on a close)
+      // and kept for the next tab.
+      close: () =>
+        inWindow(async () => {
+          await wd.url("about:blank");
+          unused.push(handle);
+        }),
+    } as Tab;
+  };
+  const newTab = () =>
+    serial(async () => {
+      const reused = unused.pop();
+      if (reused !== undefined) return tab(reused);
+      // WebKitWebDriver's "new window" answers the current window; a page's window.open opens one.
+      const before = new Set(await wd.getWindowHandles());
+      await wd.execute("window.open('about:blank', '_blank')");
+      for (;;) {
+        const opened = (await wd.getWindowHandles()).find((h) => !before.has(h));
+        if (opened !== undefined) return tab(opened);
+        await sleep(20);
+      }
+    });
+  return driven("webkit", profileDir, proc, newTab, () => wd.deleteSession());
+}
+
+// ---- WebKit without a driver: MiniBrowser keeps its data, pages are driven over HTTP ------
+
+/**
+ * What the test page runs when its URL's hash says `drive=<hub>`: it asks the hub for functions
+ * (a long poll), runs each as it comes, concurrently, and posts the tagged result back.
+ */
+export const DRIVEN_PAGE_SCRIPT = `(() => {
+  const hub = new URLSearchParams(location.hash.slice(1)).get("drive");
+  if (!hub) return;
+  ${IN_PAGE}
+  const send = (m) => fetch(hub + "/done", { method: "POST", body: JSON.stringify({ ...m, errors: __attrmapErrors.splice(0) }) });
+  const next = () => fetch(hub + "/next", { cache: "no-store" }).then((r) => (r.status === 200 ? r.json() : undefined));
+  (async () => {
+    for (;;) {
+      const job = await next().catch(() => new Promise((r) => setTimeout(r, 100))); // undefined, a moment later
+      if (job) settle(() => (0, eval)("(" + job.fn + ")")(job.arg), (result) => send({ id: job.id, ...result }));
+    }
+  })();
+})();`;
+
+interface DrivenTab {
+  jobs: string[];
+  /** The page's open long poll, if it waits for a job. */
+  poll?: ServerResponse;
+  /** Resolves when the page (after a navigation) first asks for a job. */
+  connected?: () => void;
+}
+
+/**
+ * MiniBrowser launched on the test page's URL, without --automation, keeps website data in
+ * the profile (XDG_DATA_HOME) across a kill. More tabs are opened by a driven page's
+ * window.open; a hub on a port of its own (CORS open) hands out the functions.
+ */
+async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
+  const tabs = new Map<string, DrivenTab>();
+  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; errors: string[] }>();
+  let nextJob = 0;
+  const hub = createHttpServer((req, res) => {
+    res.setHeader("access-control-allow-origin", "*");
+    const [, tabId, verb] = /^\/tab\/(\d+)\/(next|done)$/.exec(req.url ?? "") ?? [];
+    const tab = tabs.get(tabId ?? "");
+    if (!tab) return void res.writeHead(404).end();
+    if (verb === "next") {
+      tab.connected?.();
+      tab.connected = undefined;
+      const job = tab.jobs.shift();
+      if (job !== undefined) return void res.writeHead(200, { "content-type": "application/json" }).end(job);
+      tab.poll = res;
+      res.setTimeout(20_000, () => res.writeHead(204).end()); // the page asks again
+      res.once("close", () => tab.poll === res && (tab.poll = undefined));
+      return;
+    }
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      res.writeHead(204).end();
+      const done = JSON.parse(body) as { id: number; value?: unknown; error?: string; errors: string[] };
+      const job = waiting.get(done.id);
+      waiting.delete(done.id);
+      job?.errors.push(...done.errors);
+      if (done.error !== undefined) job?.reject(new Error(done.error));
+      else job?.resolve(decode(done.value));
+    });
+  });
+  await new Promise<void>((ok) => hub.listen(0, "127.0.0.1", ok));
+  const hubUrl = `http://127.0.0.1:${(hub.address() as { port: number }).port}`;
+  const send = (tab: DrivenTab, job: object) => {
+    const text = JSON.stringify(job);
+    if (tab.poll) {
+      tab.poll.writeHead(200, { "content-type": "application/json" }).end(text);
+      tab.poll = undefined;
+    } else tab.jobs.push(text);
+  };
+  let proc: ChildProcess | undefined;
+  let opener: Tab | undefined;
+  const newTab = async (): Promise<Tab> => {
+    const id = String(tabs.size + 1);
+    const state: DrivenTab = { jobs: [] };
+    tabs.set(id, state);
+    const errors: string[] = [];
+    const tab: Tab = {
+      errors,
+      evaluate: ((fn: (arg: unknown) => unknown, arg?: unknown) =>
+        new Promise((resolve, reject) => {
+          const job = nextJob++;
+          waiting.set(job, { resolve, reject, errors });
+          send(state, { id: job, fn: fn.toString(), arg: arg ?? null });
+        })) as Tab["evaluate"],
+      async goto(url) {
+        const driven = `${url.replace(/#.*/, "")}#drive=${encodeURIComponent(`${hubUrl}/tab/${id}`)}`;
+        const connected = new Promise<void>((r) => (state.connected = r));
+        if (proc === undefined) {
+          proc = spawn("xvfb-run", ["-a", MINIBROWSER, "--javascript-can-open-windows-automatically=true", driven], {
+            detached: true,
+            stdio: "ignore",
+            env: { ...process.env, ...xdgDirs(profileDir) },
+          });
+          opener = tab;
+        } else if (opener === tab) await tab.evaluate((u) => void location.assign(u), driven);
+        else await opener!.evaluate((u) => void window.open(u, "_blank"), driven);
+        await connected;
+      },
+      screenshot: () => Promise.reject(new Error("WebKit without a driver takes no screenshots")),
+      close: () => tab.evaluate(() => void location.assign("about:blank")),
+    };
+    return tab;
+  };
+  let stopped: Promise<void> | undefined;
+  // No shutdown is gentler than a kill for MiniBrowser: what committed is on disk either way.
+  const stop = () =>
+    (stopped ??= (async () => {
+      if (proc) await killGroup(proc, profileDir);
+      hub.closeAllConnections();
+      await new Promise((ok) => hub.close(ok));
+      for (const job of waiting.values()) job.reject(new Error("the browser was killed"));
+    })());
+  return { engine: "webkit", profileDir, newTab, kill: stop, close: stop };
+}
+
+/** Closes a browser and removes its profile folder. */
+export async function dispose(browser: EngineBrowser): Promise<void> {
+  await browser.close();
+  rmSync(browser.profileDir, { recursive: true, force: true });
+}
