@@ -23,6 +23,8 @@ PKG_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",/\1/p' pkg/package.json)
 TARBALL := build/attrmap-$(PKG_VERSION).tgz
 TESTS_INSTALLED := tests/node_modules/attrmap/.installed-from-tarball
 CHROMIUM := /usr/bin/chromium /usr/bin/chromedriver
+# Firefox ESR and WebKitGTK (Safari's engine: its MiniBrowser runs under Xvfb, xvfb-run needs xauth).
+OTHER_ENGINES := /usr/bin/firefox-esr /usr/bin/WebKitWebDriver /usr/bin/xvfb-run /usr/bin/xauth
 WASM_TEST_ENV := CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120
 TEST_FLAGS := --import tsx --test --test-concurrency=1 --test-timeout=300000
 NODE_TEST := node $(TEST_FLAGS)
@@ -36,7 +38,7 @@ all: build
 
 # ---- tools -------------------------------------------------------------------------
 
-tools: $(CHROMIUM) | wasm-tools
+tools: $(CHROMIUM) $(OTHER_ENGINES) | wasm-tools
 
 .PHONY: wasm-tools
 wasm-tools:
@@ -46,9 +48,13 @@ wasm-tools:
 	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); \
 	fi
 
-$(CHROMIUM):
+$(CHROMIUM) &:
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+
+$(OTHER_ENGINES) &:
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr webkit2gtk-driver xvfb xauth
 
 pkg/node_modules/.package-lock.json: pkg/package.json pkg/package-lock.json
 	cd pkg && $(NPM_CI)
@@ -138,8 +144,13 @@ test-node: $(TESTS_INSTALLED)
 	cd tests && $(NODE_TEST) node/*.test.ts
 	cd tests && $(NODE24_TEST) node/*.test.ts
 
-test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)
+# Every browser suite in Chromium; the suites written once for every engine (tests/browser/
+# engines.ts) again in Firefox and in WebKit. The rest use Chromium's CDP or Playwright's input.
+ENGINE_SUITES := package storage locks durability crash http live lifecycle hardening fuzz demo-engines
+test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && $(NODE_TEST) browser/*.test.ts
+	cd tests && ENGINE=firefox $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts)
+	cd tests && ENGINE=webkit $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts)
 
 # ---- benchmarks --------------------------------------------------------------------
 

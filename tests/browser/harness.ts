@@ -1,5 +1,6 @@
-// Shared set-up for the headless-Chromium suites: a static server for www/ on 127.0.0.1
-// (a secure context, as service workers and Web Locks need) and Debian's Chromium.
+// Shared set-up for the browser suites: a static server for www/ on 127.0.0.1 (a secure
+// context, as service workers and Web Locks need), a browser of this run's engine (engines.ts)
+// per test file, and Playwright's Chromium for the suites that need CDP or its input.
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
