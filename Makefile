@@ -154,7 +154,8 @@ test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_E
 
 # ---- benchmarks --------------------------------------------------------------------
 
-bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM)
+# BENCH_ENGINE=firefox or webkit runs the storage part in that engine.
+bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/partition.bench.ts
 	cd tests && node --import tsx bench/storage.bench.ts
 	cd tests && node --import tsx bench/lifecycle.bench.ts

@@ -1,16 +1,21 @@
-// make bench, storage part: headless Chromium with an on-disk profile. Raw IndexedDB (one
-// put per readwrite transaction, one get per readonly transaction) is the floor; beside it,
-// this package's operations at directory sizes 1,000 / 10,000 / 100,000, to show whether
-// the cost of one operation grows with the size of the map or log. Figures, not tests.
+// make bench, storage part: a browser with an on-disk profile, Chromium unless BENCH_ENGINE
+// says firefox or webkit. Raw IndexedDB (one put per readwrite transaction, one get per
+// readonly transaction) in the same engine is the floor; beside it, this package's operations
+// at directory sizes 1,000 / 10,000 / 100,000, to show whether the cost of one operation grows
+// with the size of the map or log. Figures, not tests.
 import "../browser/page-types.js";
-import { openTab, persistentContext, serveWww } from "../browser/harness.js";
+import { dispose, ENGINES, type EngineName, launchBrowser } from "../browser/engines.js";
+import { openPage, serveWww } from "../browser/harness.js";
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const OPS = 200;
+const ENGINE = (process.env.BENCH_ENGINE ?? "chromium") as EngineName;
+if (!ENGINES.includes(ENGINE)) throw new Error(`BENCH_ENGINE must be one of ${ENGINES.join(", ")}, not ${ENGINE}`);
 
 const server = await serveWww();
-const browser = await persistentContext();
-const page = await openTab(browser.context, server.origin);
+// keepData: WebKit then stores on disk as the others do (under WebDriver it keeps data in memory).
+const browser = await launchBrowser(ENGINE, undefined, { keepData: true });
+const page = await openPage(browser, server.origin);
 
 interface Row {
   size: number;
@@ -102,15 +107,14 @@ for (const size of SIZES) {
   process.stderr.write(`size ${size} done\n`);
 }
 
-await browser.dispose();
+await dispose(browser);
 await server.close();
 
 const ops = [...new Set(rows.map((r) => r.op))];
 const fmt = (r: Row | undefined) =>
   r ? `${(r.n / (r.ms / 1000)).toFixed(0).padStart(8)}/s ${(r.ms / r.n).toFixed(3).padStart(8)} ms` : "";
 console.log(
-  `\nIndexedDB in headless Chromium (on-disk profile): ops/s and mean latency per op ` +
-    `(${OPS} sequential ops; bulk rows per record)`,
+  `\nIndexedDB in ${ENGINE} (on-disk profile): ops/s and mean latency per op ` + `(${OPS} sequential ops; bulk rows per record)`,
 );
 console.log("operation".padEnd(62) + SIZES.map((s) => `size ${s.toLocaleString("en")}`.padStart(25)).join(""));
 for (const op of ops) {
