@@ -458,11 +458,26 @@ async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
     } else tab.jobs.push(text);
   };
   let proc: ChildProcess | undefined;
-  let opener: Tab | undefined;
-  const newTab = async (): Promise<Tab> => {
+  let home: Promise<Tab> | undefined;
+  const drivenUrl = (url: string, id: string) => `${url.replace(/#.*/, "")}#drive=${encodeURIComponent(`${hubUrl}/tab/${id}`)}`;
+  /** The window MiniBrowser starts with, on the first page asked for: it opens every tab and is never closed. */
+  const opener = (url: string) =>
+    (home ??= (async () => {
+      const tab = makeTab();
+      const connected = new Promise<void>((r) => (tab.state.connected = r));
+      proc = spawn("xvfb-run", ["-a", MINIBROWSER, "--javascript-can-open-windows-automatically=true", drivenUrl(url, tab.id)], {
+        detached: true,
+        stdio: "ignore",
+        env: { ...process.env, ...xdgDirs(profileDir) },
+      });
+      await connected;
+      return tab.tab;
+    })());
+  const makeTab = () => {
     const id = String(tabs.size + 1);
     const state: DrivenTab = { jobs: [] };
     tabs.set(id, state);
+    let open = false;
     const errors: string[] = [];
     const tab: Tab = {
       errors,
@@ -473,24 +488,19 @@ async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
           send(state, { id: job, fn: fn.toString(), arg: arg ?? null });
         })) as Tab["evaluate"],
       async goto(url) {
-        const driven = `${url.replace(/#.*/, "")}#drive=${encodeURIComponent(`${hubUrl}/tab/${id}`)}`;
+        const driven = drivenUrl(url, id);
         const connected = new Promise<void>((r) => (state.connected = r));
-        if (proc === undefined) {
-          proc = spawn("xvfb-run", ["-a", MINIBROWSER, "--javascript-can-open-windows-automatically=true", driven], {
-            detached: true,
-            stdio: "ignore",
-            env: { ...process.env, ...xdgDirs(profileDir) },
-          });
-          opener = tab;
-        } else if (opener === tab) await tab.evaluate((u) => void location.assign(u), driven);
-        else await opener!.evaluate((u) => void window.open(u, "_blank"), driven);
+        if (open) await tab.evaluate((u) => void location.assign(u), driven);
+        else await (await opener(url)).evaluate((u) => void window.open(u, "_blank"), driven);
+        open = true;
         await connected;
       },
       screenshot: () => Promise.reject(new Error("WebKit without a driver takes no screenshots")),
       close: () => tab.evaluate(() => void location.assign("about:blank")),
     };
-    return tab;
+    return { id, state, tab };
   };
+  const newTab = async () => makeTab().tab;
   let stopped: Promise<void> | undefined;
   // No shutdown is gentler than a kill for MiniBrowser: what committed is on disk either way.
   const stop = () =>
