@@ -5,10 +5,11 @@ import * as args from "./args.js";
 import { type Context, lockKey } from "./context.js";
 import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
+import { commit } from "./group-commit.js";
 import { corrupt } from "./idb.js";
 import { type ChunkedMeta, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
 import { MAX_BATCH } from "./limits.js";
-import { type WriteOptions, withLocks, writeOptions } from "./locks.js";
+import { type WriteOptions, writeOptions } from "./locks.js";
 import type { RecordKind } from "./records.js";
 
 export interface ChunkedLogOptions {
@@ -129,7 +130,10 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     return [{ key: lockKey(this.ctx, this.name, core.CURRENT), mode: "exclusive" }];
   }
 
-  /** One locked transaction over the state and `current` (its records checked). */
+  /**
+   * One locked transaction over the state and `current` (its records checked), shared with the
+   * other writes of this context to the log (group-commit.ts) unless it deletes a range.
+   */
   private write<T>(
     options: WriteOptions,
     doing: string,
@@ -143,17 +147,22 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       deleteRange?: readonly [string, string];
       result: T;
     },
+    alone = false,
   ): Promise<T> {
-    return withLocks(this.ctx.locks, this.lock(), options, () =>
-      this.ctx.store.write(this.name, [core.CURRENT], doing, ({ meta, values }) => {
+    return commit(this.ctx, this.name, options, {
+      locks: this.lock(),
+      instances: [core.CURRENT],
+      doing,
+      compute: ({ meta, values }) => {
         const view = this.adopt(meta);
         const current = this.chunk(core.CURRENT, values[0], view);
         core.pageNext(view.log, core.CURRENT, values[0] !== undefined, ChunkedLog.sequences(current), this.kind.recordName);
         const writes = change(view, current);
         if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
         return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
-      }),
-    );
+      },
+      alone,
+    });
   }
 
   /** Appends one record and returns it with its sequence. */
@@ -315,14 +324,19 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    */
   async dropArchivesBefore(pageToken: string, options: WriteOptions = {}): Promise<number> {
     const token = args.text("pageToken", pageToken);
-    return this.write(writeOptions(options), `dropping archives of log "${this.name}"`, (view) => {
-      const plan = core.dropPlan(view.log, token, this.kind.recordName);
-      if (plan.dropped === 0) return { result: 0 };
-      return {
-        deleteRange: [core.archiveToken(plan.previous), core.archiveToken(plan.retainedFrom)] as const,
-        meta: { ...view.meta, retainedFrom: plan.retainedFrom },
-        result: plan.dropped,
-      };
-    });
+    return this.write(
+      writeOptions(options),
+      `dropping archives of log "${this.name}"`,
+      (view) => {
+        const plan = core.dropPlan(view.log, token, this.kind.recordName);
+        if (plan.dropped === 0) return { result: 0 };
+        return {
+          deleteRange: [core.archiveToken(plan.previous), core.archiveToken(plan.retainedFrom)] as const,
+          meta: { ...view.meta, retainedFrom: plan.retainedFrom },
+          result: plan.dropped,
+        };
+      },
+      true,
+    );
   }
 }

@@ -5,7 +5,8 @@ import * as args from "./args.js";
 import { type Context, lockKey } from "./context.js";
 import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
-import { corrupt, type ReadAll } from "./idb.js";
+import { commit } from "./group-commit.js";
+import { corrupt, type Snapshot, type Writes } from "./idb.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
 import { MAX_BATCH } from "./limits.js";
 import { type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
@@ -291,40 +292,38 @@ export class PartitionedMap<V> {
         names.length === 1
           ? `writing "${names[0]}" of map "${this.name}"`
           : `writing ${names.length} partitions of map "${this.name}"`;
-      return withLocks(this.ctx.locks, requests, options, () =>
-        this.write(names, doing, layout, (partitions) => change(partitions, placed)),
-      );
+      return commit(this.ctx, this.name, options, {
+        locks: requests,
+        instances: names,
+        doing,
+        compute: (snapshot) => this.changes(names, layout, snapshot, (partitions) => change(partitions, placed)),
+      });
     });
   }
 
-  /** One transaction over `names`: checks the layout, lets `change` edit, writes what it edited. */
-  private write<T>(
+  /**
+   * What `change` does to the partitions `names` as `snapshot` has them: checks the layout,
+   * lets `change` edit copies (a write of a batch that throws leaves the stored ones as they
+   * were), and returns the partitions it edited, removing those it left empty.
+   */
+  private changes<T>(
     names: readonly string[],
-    doing: string,
     layout: PartitionedLayout,
+    { meta, values }: Snapshot,
     change: (partition: (name: string) => Partition<V>) => T,
-    all?: ReadAll,
-  ): Promise<T> {
-    return this.ctx.store.write(
-      this.name,
-      names,
-      doing,
-      ({ meta, values }) => {
-        this.current(meta, layout);
-        const stored = new Map(names.map((n, i) => [n, values[i]]));
-        const edited = new Map<string, Partition<V>>();
-        const partition = (name: string) => {
-          let p = edited.get(name);
-          if (!p) edited.set(name, (p = this.partition(name, stored.get(name))));
-          return p;
-        };
-        const result = change(partition);
-        const put = [...edited].filter(([, p]) => p.size > 0);
-        const removed = [...edited].filter(([n, p]) => p.size === 0 && stored.get(n) !== undefined).map(([n]) => n);
-        return { put, delete: removed, meta: meta === undefined ? layout : undefined, result };
-      },
-      all,
-    );
+  ): Writes<T> {
+    this.current(meta, layout);
+    const stored = new Map(names.map((n, i) => [n, values[i]]));
+    const edited = new Map<string, Partition<V>>();
+    const partition = (name: string) => {
+      let p = edited.get(name);
+      if (!p) edited.set(name, (p = new Map(this.partition(name, stored.get(name)))));
+      return p;
+    };
+    const result = change(partition);
+    const put = [...edited].filter(([, p]) => p.size > 0);
+    const removed = [...edited].filter(([n, p]) => p.size === 0 && stored.get(n) !== undefined).map(([n]) => n);
+    return { put, delete: removed, meta: meta === undefined ? layout : undefined, result };
   }
 
   /** Entries per stored partition, by partition name (index order). Reads every partition, one at a time, in one transaction. */

@@ -246,3 +246,54 @@ test("the service worker forgets a failed open: once the cause is gone, the next
   );
   assert.deepEqual(await start(), [200, "started"]);
 });
+
+test("100 registrations at once from 4 tabs, each retrying a 409 at most 50 times: all land, each once", async () => {
+  await call("POST", `${CHUNKED}/start`); // idempotent: started by the tests before, if they ran
+  const tabs = [page];
+  for (let i = 1; i < 4; i++) tabs.push(await openPage(env.browser, env.server.origin)); // controlled: the worker is active
+  // A client of the reference server: on 409, sleep 5 to 25 ms and try again, 50 tries at most.
+  const sequences = await Promise.all(
+    tabs.map((tab, t) =>
+      tab.evaluate(
+        ({ path, t }) =>
+          Promise.all(
+            Array.from({ length: 25 }, async (_, i) => {
+              const body = JSON.stringify({ subscriberId: `load-${t}-${i}`, deliveryAddress: `load${t}.${i}@example.com` });
+              for (let attempt = 0; attempt < 50; attempt++) {
+                const r = await fetch(path, { method: "POST", body });
+                if (r.status === 200) return ((await r.json()) as { sequence: number }).sequence;
+                if (r.status !== 409) return `HTTP ${r.status}`;
+                await new Promise((ok) => setTimeout(ok, 5 + Math.random() * 20));
+              }
+              return "gave up";
+            }),
+          ),
+        { path: `${CHUNKED}/register`, t },
+      ),
+    ),
+  );
+  const answered = sequences.flat();
+  assert.ok(
+    answered.every((s) => typeof s === "number"),
+    `not every client succeeded: ${answered.filter((s) => typeof s !== "number")}`,
+  );
+  // What is stored: every client's subscriber exactly once, under the sequence it was answered.
+  const stored = await page.evaluate(async (path) => {
+    const seen: Array<[string, number]> = [];
+    let token = "current";
+    do {
+      const p = (await (await fetch(`${path}?pageToken=${token}`)).json()) as {
+        subscribers: Array<{ sequence: number; subscriberId: string }>;
+        nextPageToken: string;
+      };
+      for (const s of p.subscribers) if (s.subscriberId.startsWith("load-")) seen.push([s.subscriberId, s.sequence]);
+      token = p.nextPageToken;
+    } while (token !== "");
+    return seen;
+  }, `${CHUNKED}/subscribers`);
+  const expected = sequences.flatMap((list, t) => list.map((s, i) => [`load-${t}-${i}`, s]));
+  const byId = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : 1);
+  assert.deepEqual([...stored].sort(byId), expected.sort(byId as never));
+  assert.equal(new Set(answered).size, 100, "sequences are distinct");
+  for (const tab of tabs.slice(1)) await tab.close();
+});
