@@ -1,122 +1,94 @@
-// make bench, storage part: a browser with an on-disk profile, Chromium unless BENCH_ENGINE
-// says firefox or webkit. Raw IndexedDB (one put per readwrite transaction, one get per
-// readonly transaction) in the same engine is the floor; beside it, this package's operations
-// at directory sizes 1,000 / 10,000 / 100,000, to show whether the cost of one operation grows
-// with the size of the map or log. Figures, not tests.
+// make bench, storage part: attrmap beside the fastest correct plain-IndexedDB code for the
+// same work (the floor), Dexie and idb-keyval, in one browser with an on-disk profile:
+// Chromium unless BENCH_ENGINE says firefox or webkit. Several rounds; in each, every contender
+// runs in a fresh tab on a fresh database, in an order rotated from round to round. Printed:
+// the median time per operation and, for attrmap, its ratio to each peer with the spread of
+// the per-round ratios. Figures, not tests. The page side is tests/shared/storage-bench.ts.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import "../browser/page-types.js";
 import { dispose, ENGINES, type EngineName, launchBrowser } from "../browser/engines.js";
-import { openPage, serveWww } from "../browser/harness.js";
+import { openPage, SHARED_PATH, serveWww } from "../browser/harness.js";
+import { type BenchOptions, type BenchResult, type Contender, ROWS } from "../shared/storage-bench.js";
 
-const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
-const OPS = 200;
 const ENGINE = (process.env.BENCH_ENGINE ?? "chromium") as EngineName;
 if (!ENGINES.includes(ENGINE)) throw new Error(`BENCH_ENGINE must be one of ${ENGINES.join(", ")}, not ${ENGINE}`);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const OPTIONS = { size: Number(process.env.BENCH_SIZE ?? 10_000), ops: 200, bulk: 100_000, concurrent: 1000 };
+const CONTENDERS: Contender[] = ["attrmap", "raw", "dexie", "idb-keyval"];
 
+const require = createRequire(import.meta.url);
 const server = await serveWww();
-// keepData: WebKit then stores on disk as the others do (under WebDriver it keeps data in memory).
-const browser = await launchBrowser(ENGINE, undefined, { keepData: true });
-const page = await openPage(browser, server.origin);
+for (const [path, pkg] of [
+  ["/vendor/dexie.mjs", "dexie/dist/dexie.mjs"],
+  ["/vendor/idb-keyval.js", "idb-keyval/dist/index.js"],
+])
+  server.files.set(path!, { type: "text/javascript", body: readFileSync(require.resolve(pkg!), "utf8") });
+// WebKit runs under WebDriver, which keeps site data in memory: its figures are for an
+// in-memory IndexedDB (the driverless mode that stores on disk hung in this bench: BENCHMARKS.md).
+const browser = await launchBrowser(ENGINE);
 
-interface Row {
-  size: number;
-  op: string;
-  ms: number;
-  n: number;
+const results = new Map<Contender, BenchResult[]>(CONTENDERS.map((c) => [c, []]));
+let previous: string | undefined;
+for (let round = 0; round < ROUNDS; round++) {
+  const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length]!);
+  for (const who of order) {
+    const tab = await openPage(browser, server.origin);
+    const result = await tab.evaluate(
+      async ({ who, options, path, previous }) => {
+        // The previous contender's tab is closed: its database can go now, before the timing.
+        // WebKit keeps a left page's connection open a while, with no blocked event: then the
+        // deletion finishes later, and after 2 s this one goes on.
+        if (previous)
+          await new Promise((r) => {
+            indexedDB.deleteDatabase(previous).onsuccess = r;
+            setTimeout(r, 2000);
+          });
+        const bench = (await import(`${path}storage-bench.js`)) as typeof import("../shared/storage-bench.js");
+        const Dexie = ((await import("/vendor/dexie.mjs" as string)) as { Dexie: BenchLibraryDexie }).Dexie;
+        const idbKeyval = (await import("/vendor/idb-keyval.js" as string)) as BenchLibraryKeyval;
+        return bench.runContender(who, { attrmap: window.attrmap, Dexie, idbKeyval }, options);
+      },
+      { who, options: { ...OPTIONS, round } satisfies BenchOptions, path: SHARED_PATH, previous },
+    );
+    await tab.close();
+    previous = `bench-${who}-${round}`;
+    results.get(who)!.push(result);
+  }
+  process.stderr.write(`round ${round + 1} of ${ROUNDS} done\n`);
 }
-const rows: Row[] = [];
-
-for (const size of SIZES) {
-  const result = await page.evaluate(
-    async ({ size, ops }) => {
-      const { openAttrmap } = window.attrmap;
-      const out: Array<{ op: string; ms: number; n: number }> = [];
-      const time = async (op: string, n: number, f: (i: number) => Promise<unknown>) => {
-        const t0 = performance.now();
-        for (let i = 0; i < n; i++) await f(i);
-        out.push({ op, ms: performance.now() - t0, n });
-      };
-      const profile = (i: number) => ({
-        emailAddress: `user${i}@example.com`,
-        fullName: `User ${i}`,
-        companyName: "Example",
-        customerTier: "gold",
-      });
-      const subscriber = (i: number) => ({ subscriberId: `sub-${i}`, deliveryAddress: `sub-${i}@example.com` });
-
-      // Raw IndexedDB floor: the same records, one object per key.
-      const raw = await new Promise<IDBDatabase>((resolve) => {
-        const req = indexedDB.open(`raw-${size}`, 1);
-        req.onupgradeneeded = () => req.result.createObjectStore("profiles");
-        req.onsuccess = () => resolve(req.result);
-      });
-      const done = (tx: IDBTransaction) => new Promise((r) => (tx.oncomplete = r));
-      const batch = 10_000;
-      for (let start = 0; start < size; start += batch) {
-        const tx = raw.transaction("profiles", "readwrite");
-        for (let i = start; i < Math.min(size, start + batch); i++)
-          tx.objectStore("profiles").put(profile(i), `user${i}@example.com`);
-        await done(tx);
-      }
-      await time("raw put, 1 per transaction", ops, async (i) => {
-        const tx = raw.transaction("profiles", "readwrite");
-        tx.objectStore("profiles").put(profile(size + i), `user${size + i}@example.com`);
-        await done(tx);
-      });
-      await time(
-        "raw get",
-        ops,
-        (i) =>
-          new Promise(
-            (r) =>
-              (raw
-                .transaction("profiles")
-                .objectStore("profiles")
-                .get(`user${(i * 7919) % size}@example.com`).onsuccess = r),
-          ),
-      );
-      raw.close();
-
-      const store = openAttrmap({ name: `bench-${size}` });
-      const dir = await store.customerDirectory();
-      const archive = await store.subscriberArchive();
-      const t0 = performance.now();
-      for (let start = 0; start < size; start += batch) {
-        await dir.upsertProfiles(Array.from({ length: Math.min(batch, size - start) }, (_, k) => profile(start + k)));
-      }
-      out.push({ op: "bulk import profiles (upsertProfiles, 10,000 a call)", ms: performance.now() - t0, n: size });
-      const t1 = performance.now();
-      for (let start = 0; start < size; start += batch) {
-        await archive.registerSubscribers(Array.from({ length: Math.min(batch, size - start) }, (_, k) => subscriber(start + k)));
-      }
-      out.push({ op: "bulk import subscribers (registerSubscribers, 10,000 a call)", ms: performance.now() - t1, n: size });
-
-      await time("upsertProfile", ops, (i) => dir.upsertProfile(profile(size + i)));
-      await time("getProfile", ops, (i) => dir.getProfile(`user${(i * 7919) % size}@example.com`));
-      await time("registerSubscriber", ops, (i) => archive.registerSubscriber(subscriber(size + i)));
-      const chunks = Math.floor(size / 100);
-      await time("getSubscriberPage (archived)", ops, (i) =>
-        archive.getSubscriberPage(String(((i * 7919) % chunks) * 100 + 1).padStart(20, "0")),
-      );
-      await time("getSubscriberPage (current)", ops, () => archive.getSubscriberPage(""));
-      store.close();
-      return out;
-    },
-    { size, ops: OPS },
-  );
-  for (const r of result) rows.push({ size, ...r });
-  process.stderr.write(`size ${size} done\n`);
-}
-
 await dispose(browser);
 await server.close();
 
-const ops = [...new Set(rows.map((r) => r.op))];
-const fmt = (r: Row | undefined) =>
-  r ? `${(r.n / (r.ms / 1000)).toFixed(0).padStart(8)}/s ${(r.ms / r.n).toFixed(3).padStart(8)} ms` : "";
+type BenchLibraryDexie = import("../shared/storage-bench.js").BenchLibraries["Dexie"];
+type BenchLibraryKeyval = import("../shared/storage-bench.js").BenchLibraries["idbKeyval"];
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} us`);
 console.log(
-  `\nIndexedDB in ${ENGINE} (on-disk profile): ops/s and mean latency per op ` + `(${OPS} sequential ops; bulk rows per record)`,
+  `\nStorage in ${ENGINE} (${ENGINE === "webkit" ? "in memory, under WebDriver" : "on-disk profile"}), ` +
+    `${OPTIONS.size.toLocaleString("en")} profiles and subscribers stored, ` +
+    `${ROUNDS} rounds: median time per operation; attrmap's ratio to each peer, median (min to max of the rounds)`,
 );
-console.log("operation".padEnd(62) + SIZES.map((s) => `size ${s.toLocaleString("en")}`.padStart(25)).join(""));
-for (const op of ops) {
-  console.log(op.padEnd(62) + SIZES.map((s) => fmt(rows.find((r) => r.size === s && r.op === op)).padStart(25)).join(""));
+console.log(`${"operation".padEnd(38)}${CONTENDERS.map((c) => c.padStart(12)).join("")}   ratios`);
+for (const row of Object.values(ROWS)) {
+  const cells = CONTENDERS.map((c) => {
+    const xs = results
+      .get(c)!
+      .map((r) => r[row])
+      .filter((x): x is number => x !== undefined);
+    return xs.length ? ms(median(xs)) : "-";
+  });
+  const ratios = CONTENDERS.slice(1).flatMap((peer) => {
+    const per = results.get("attrmap")!.flatMap((r, i) => {
+      const p = results.get(peer)![i]![row];
+      return p === undefined || r[row] === undefined ? [] : [r[row]! / p];
+    });
+    if (per.length === 0) return [];
+    return [`/${peer} ${median(per).toFixed(2)}x (${Math.min(...per).toFixed(2)} to ${Math.max(...per).toFixed(2)})`];
+  });
+  console.log(`${row.padEnd(38)}${cells.map((c) => c.padStart(12)).join("")}   ${ratios.join(", ")}`);
 }
