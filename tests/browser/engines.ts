@@ -432,8 +432,12 @@ async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
       const job = tab.jobs.shift();
       if (job !== undefined) return void res.writeHead(200, { "content-type": "application/json" }).end(job);
       tab.poll = res;
-      res.setTimeout(20_000, () => res.writeHead(204).end()); // the page asks again
-      res.once("close", () => tab.poll === res && (tab.poll = undefined));
+      const drop = () => tab.poll === res && (tab.poll = undefined);
+      res.setTimeout(20_000, () => {
+        drop();
+        res.writeHead(204).end(); // the page asks again
+      });
+      res.once("close", drop);
       return;
     }
     let body = "";
@@ -452,10 +456,18 @@ async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
   const hubUrl = `http://127.0.0.1:${(hub.address() as { port: number }).port}`;
   const send = (tab: DrivenTab, job: object) => {
     const text = JSON.stringify(job);
-    if (tab.poll) {
+    if (tab.poll && !tab.poll.writableEnded) {
       tab.poll.writeHead(200, { "content-type": "application/json" }).end(text);
       tab.poll = undefined;
     } else tab.jobs.push(text);
+  };
+  /**
+   * Sends a page to `url` without waiting for an answer (the page may be gone before its answer
+   * is sent), and forgets its long poll: work sent now waits for the next page's first poll.
+   */
+  const navigate = (tab: DrivenTab, url: string) => {
+    send(tab, { id: -1, fn: "(u) => void location.assign(u)", arg: url });
+    tab.poll = undefined;
   };
   let proc: ChildProcess | undefined;
   let home: Promise<Tab> | undefined;
@@ -490,13 +502,18 @@ async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
       async goto(url) {
         const driven = drivenUrl(url, id);
         const connected = new Promise<void>((r) => (state.connected = r));
-        if (open) await tab.evaluate((u) => void location.assign(u), driven);
+        if (open) navigate(state, driven);
         else await (await opener(url)).evaluate((u) => void window.open(u, "_blank"), driven);
         open = true;
+        const late = setTimeout(
+          () => state.connected && console.error(`tab ${id}: ${driven} has not asked for work in 30 s`),
+          30_000,
+        );
         await connected;
+        clearTimeout(late);
       },
       screenshot: () => Promise.reject(new Error("WebKit without a driver takes no screenshots")),
-      close: () => tab.evaluate(() => void location.assign("about:blank")),
+      close: async () => navigate(state, "about:blank"),
     };
     return { id, state, tab };
   };
