@@ -37,8 +37,8 @@ for (let round = 0; round < ROUNDS; round++) {
     const result = await tab.evaluate(
       async ({ who, options, path, previous }) => {
         // The previous contender's tab is closed: its database can go now, before the timing.
-        // WebKit keeps a left page's connection open a while, with no blocked event: then the
-        // deletion finishes later, and after 2 s this one goes on.
+        // Under WebKit's drivers a closed tab is only navigated away, and its connection may
+        // outlive it a moment: the deletion is awaited 2 s at most, and finishes later if need be.
         if (previous)
           await new Promise((r) => {
             indexedDB.deleteDatabase(previous).onsuccess = r;
