@@ -129,7 +129,7 @@ test-vectors:
 # export: the valid vector passes, an invalid one fails.
 test-rust:
 	cargo test
-	LANG=ar_EG.UTF-8 LC_ALL=ar_EG.UTF-8 cargo test -q --test conformance # digits stay ASCII under any locale
+	LANG=ar_EG.UTF-8 LC_ALL=ar_EG.UTF-8 cargo test --test conformance # digits stay ASCII under any locale
 	cargo run -q --example verify-export -- tests/conformance/export/valid.ndjson
 	! cargo run -q --example verify-export -- tests/conformance/export/invalid-key-in-wrong-partition.ndjson 2>/dev/null
 
