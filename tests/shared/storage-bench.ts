@@ -87,6 +87,34 @@ export const ROWS = {
   bulk: "bulk import in one call (per record)",
 } as const;
 
+/** How a contender does each kind of work; a contender without a log leaves those out. */
+interface Work {
+  upsert(p: Profile): Promise<unknown>;
+  get(email: string): Promise<unknown>;
+  /** Stores many profiles in one call. */
+  putMany(ps: Profile[]): Promise<unknown>;
+  register?(s: ReturnType<typeof subscriber>): Promise<unknown>;
+  page?(token: string): Promise<unknown>;
+}
+
+/** Times every row `work` can do, on a store already holding `o.size` profiles (and subscribers). */
+async function timeRows(out: BenchResult, o: BenchOptions, work: Work): Promise<void> {
+  await sequential(out, ROWS.upsert, o.ops, (i) => work.upsert(profile(o.size + i)));
+  await sequential(out, ROWS.get, o.ops, (i) => work.get(`user${storedIndex(i, o.size)}@example.com`));
+  const { register, page } = work;
+  if (register) await sequential(out, ROWS.register, o.ops, (i) => register(subscriber(o.size + i)));
+  const chunks = Math.floor(o.size / CHUNK);
+  if (page) await sequential(out, ROWS.page, o.ops, (i) => page(token(storedIndex(i, chunks))));
+  const base = o.size + o.ops;
+  await timed(out, ROWS.concurrent, o.concurrent, () =>
+    Promise.all(Array.from({ length: o.concurrent }, (_, i) => work.upsert(profile(base + i)))),
+  );
+  if (o.bulk > 0) {
+    const records = Array.from({ length: o.bulk }, (_, i) => profile(1_000_000 + i));
+    await timed(out, ROWS.bulk, o.bulk, () => work.putMany(records));
+  }
+}
+
 /**
  * Runs every row `who` can do, in the database `bench-<who>-<round>`. idb-keyval cannot close
  * its connection, so the caller deletes the database once the tab is gone.
@@ -104,19 +132,13 @@ async function runAttrmap({ attrmap }: BenchLibraries, name: string, o: BenchOpt
   const archive = await store.subscriberArchive();
   await dir.upsertProfiles(Array.from({ length: o.size }, (_, i) => profile(i)));
   await archive.registerSubscribers(Array.from({ length: o.size }, (_, i) => subscriber(i)));
-  await sequential(out, ROWS.upsert, o.ops, (i) => dir.upsertProfile(profile(o.size + i)));
-  await sequential(out, ROWS.get, o.ops, (i) => dir.getProfile(`user${storedIndex(i, o.size)}@example.com`));
-  await sequential(out, ROWS.register, o.ops, (i) => archive.registerSubscriber(subscriber(o.size + i)));
-  const chunks = Math.floor(o.size / CHUNK);
-  await sequential(out, ROWS.page, o.ops, (i) => archive.getSubscriberPage(token(storedIndex(i, chunks))));
-  const base = o.size + o.ops;
-  await timed(out, ROWS.concurrent, o.concurrent, () =>
-    Promise.all(Array.from({ length: o.concurrent }, (_, i) => dir.upsertProfile(profile(base + i)))),
-  );
-  if (o.bulk > 0) {
-    const records = Array.from({ length: o.bulk }, (_, i) => profile(1_000_000 + i));
-    await timed(out, ROWS.bulk, o.bulk, () => dir.upsertProfiles(records));
-  }
+  await timeRows(out, o, {
+    upsert: (p) => dir.upsertProfile(p),
+    get: (email) => dir.getProfile(email),
+    putMany: (ps) => dir.upsertProfiles(ps),
+    register: (sub) => archive.registerSubscriber(sub),
+    page: (t) => archive.getSubscriberPage(t),
+  });
   store.close();
 }
 
@@ -206,19 +228,7 @@ async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: Ben
   const page = async (t: string) => promisify(db.transaction("log").objectStore("log").get(t));
   await putProfiles(Array.from({ length: o.size }, (_, i) => profile(i)));
   await append(Array.from({ length: o.size }, (_, i) => subscriber(i)));
-  await sequential(out, ROWS.upsert, o.ops, (i) => upsert(profile(o.size + i)));
-  await sequential(out, ROWS.get, o.ops, (i) => get(`user${storedIndex(i, o.size)}@example.com`));
-  await sequential(out, ROWS.register, o.ops, (i) => append([subscriber(o.size + i)]));
-  const chunks = Math.floor(o.size / CHUNK);
-  await sequential(out, ROWS.page, o.ops, (i) => page(token(storedIndex(i, chunks))));
-  const base = o.size + o.ops;
-  await timed(out, ROWS.concurrent, o.concurrent, () =>
-    Promise.all(Array.from({ length: o.concurrent }, (_, i) => upsert(profile(base + i)))),
-  );
-  if (o.bulk > 0) {
-    const records = Array.from({ length: o.bulk }, (_, i) => profile(1_000_000 + i));
-    await timed(out, ROWS.bulk, o.bulk, () => putProfiles(records));
-  }
+  await timeRows(out, o, { upsert, get, putMany: putProfiles, register: (sub) => append([sub]), page });
   db.close();
 }
 
@@ -230,16 +240,11 @@ async function runDexie({ Dexie }: BenchLibraries, name: string, o: BenchOptions
   const keyed = (ps: Profile[]) => ps.map((p) => refCanonical(p.emailAddress));
   const initial = Array.from({ length: o.size }, (_, i) => profile(i));
   await profiles.bulkPut(initial, keyed(initial));
-  await sequential(out, ROWS.upsert, o.ops, (i) => profiles.put(profile(o.size + i), `user${o.size + i}@example.com`));
-  await sequential(out, ROWS.get, o.ops, (i) => profiles.get(`user${storedIndex(i, o.size)}@example.com`));
-  const base = o.size + o.ops;
-  await timed(out, ROWS.concurrent, o.concurrent, () =>
-    Promise.all(Array.from({ length: o.concurrent }, (_, i) => profiles.put(profile(base + i), `user${base + i}@example.com`))),
-  );
-  if (o.bulk > 0) {
-    const records = Array.from({ length: o.bulk }, (_, i) => profile(1_000_000 + i));
-    await timed(out, ROWS.bulk, o.bulk, () => profiles.bulkPut(records, keyed(records)));
-  }
+  await timeRows(out, o, {
+    upsert: (p) => profiles.put(p, refCanonical(p.emailAddress)),
+    get: (email) => profiles.get(email),
+    putMany: (ps) => profiles.bulkPut(ps, keyed(ps)),
+  });
   db.close();
 }
 
@@ -248,16 +253,9 @@ async function runIdbKeyval({ idbKeyval }: BenchLibraries, name: string, o: Benc
   const store = idbKeyval.createStore(name, "keyval");
   const entries = (ps: Profile[]) => ps.map((p) => [refCanonical(p.emailAddress), p] as [string, Profile]);
   await idbKeyval.setMany(entries(Array.from({ length: o.size }, (_, i) => profile(i))), store);
-  await sequential(out, ROWS.upsert, o.ops, (i) => idbKeyval.set(`user${o.size + i}@example.com`, profile(o.size + i), store));
-  await sequential(out, ROWS.get, o.ops, (i) => idbKeyval.get(`user${storedIndex(i, o.size)}@example.com`, store));
-  const base = o.size + o.ops;
-  await timed(out, ROWS.concurrent, o.concurrent, () =>
-    Promise.all(
-      Array.from({ length: o.concurrent }, (_, i) => idbKeyval.set(`user${base + i}@example.com`, profile(base + i), store)),
-    ),
-  );
-  if (o.bulk > 0) {
-    const records = Array.from({ length: o.bulk }, (_, i) => profile(1_000_000 + i));
-    await timed(out, ROWS.bulk, o.bulk, () => idbKeyval.setMany(entries(records), store));
-  }
+  await timeRows(out, o, {
+    upsert: (p) => idbKeyval.set(refCanonical(p.emailAddress), p, store),
+    get: (email) => idbKeyval.get(email, store),
+    putMany: (ps) => idbKeyval.setMany(entries(ps), store),
+  });
 }
