@@ -8,7 +8,7 @@
 import type { Context } from "./context.js";
 import { AttrmapError } from "./errors.js";
 import type { Snapshot, Writes } from "./idb.js";
-import { type LockRequest, type WriteOptions, withLocks } from "./locks.js";
+import { boundedWait, type LockRequest, type WriteOptions, withLocks } from "./locks.js";
 
 /** One write: the locks it needs, the instances it reads, and how it changes them. */
 export interface Job<T> {
@@ -48,8 +48,7 @@ const queues = new WeakMap<Context["store"], Map<string, Queue>>();
  * bound applies to it alone.
  */
 export function commit<T>(ctx: Context, map: string, options: WriteOptions, job: Job<T>): Promise<T> {
-  const bounded = options.signal !== undefined || (options.timeoutMs !== undefined && options.timeoutMs !== Infinity);
-  if (bounded) return runBatch(ctx, map, options, [job]).then(([outcome]) => settled(outcome!));
+  if (boundedWait(options)) return runBatch(ctx, map, options, [job]).then(([outcome]) => settled(outcome!));
   let byMap = queues.get(ctx.store);
   if (!byMap) queues.set(ctx.store, (byMap = new Map()));
   let queue = byMap.get(map);

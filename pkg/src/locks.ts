@@ -37,6 +37,11 @@ export function writeOptions(value: unknown, name = "options"): WriteOptions {
   };
 }
 
+/** @internal Whether a waiting write's wait is bounded: it has a `signal` or a finite `timeoutMs`. */
+export function boundedWait(options: WriteOptions): boolean {
+  return options.signal !== undefined || (options.timeoutMs !== undefined && options.timeoutMs !== Infinity);
+}
+
 /** A granted lock, as `navigator.locks` hands it to its callback. */
 export interface LockGrant {
   readonly name: string;

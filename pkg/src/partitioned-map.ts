@@ -9,7 +9,7 @@ import { commit } from "./group-commit.js";
 import { corrupt, type Snapshot, type Writes } from "./idb.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
 import { MAX_BATCH } from "./limits.js";
-import { type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
+import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
 
 export interface PartitionedMapOptions {
   /** Number of partitions of a new map (default 1000). An existing map keeps its own; another number is `layout_mismatch`. */
@@ -271,10 +271,9 @@ export class PartitionedMap<V> {
   }
 
   /**
-   * Locks the partitions `place` names (and the map, shared, so a resize waits for writers
-   * and they for it), then reads, changes and rewrites them in one transaction. `change`
-   * edits partitions through `partition(name)`; only those it asked for are written, and a
-   * partition left empty is removed.
+   * Locks the partitions `place` names (and, for a bounded wait, the map), then reads, changes
+   * and rewrites them in one transaction. `change` edits partitions through `partition(name)`;
+   * only those it asked for are written, and a partition left empty is removed.
    */
   private edit<T>(
     options: WriteOptions,
@@ -284,10 +283,13 @@ export class PartitionedMap<V> {
     return this.withLayout((layout) => {
       const placed = place(layout);
       const names = [...new Set(placed.map((p) => p.partitionName))].sort();
-      const requests: LockRequest[] = [
-        { key: lockKey(this.ctx, this.name), mode: "shared" },
-        ...names.map((n) => ({ key: lockKey(this.ctx, this.name, n), mode: "exclusive" as const })),
-      ];
+      const requests: LockRequest[] = names.map((n) => ({ key: lockKey(this.ctx, this.name, n), mode: "exclusive" }));
+      // A write that may not wait, or only so long, shares the map's lock, to meet a clear or a
+      // resize holding it. One that waits without bound needs no second lock (each costs a round
+      // trip to the lock manager): IndexedDB runs its transaction before or after the whole-map
+      // one, and one that runs after finds the new layout and places its keys again.
+      if (options.lock === "ifAvailable" || boundedWait(options))
+        requests.unshift({ key: lockKey(this.ctx, this.name), mode: "shared" });
       const doing =
         names.length === 1
           ? `writing "${names[0]}" of map "${this.name}"`

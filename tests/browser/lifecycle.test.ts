@@ -223,22 +223,32 @@ test("resize: an iteration across it is layout_changed; an abort changes nothing
     };
   }, db);
   assert.deepEqual(result, { aborted: "aborted", afterAbort: [16, 1, 20_000], resizing: "ok", iteration: "layout_changed" });
-  // While a resize holds the map's lock, a fail-fast writer in another tab is refused.
+  // While a whole-map operation holds the map's lock, a fail-fast writer in another tab is
+  // refused and one with a bound gives up at it; one that waits without bound does not take
+  // the map's lock (IndexedDB orders it against the whole-map transaction, docs/locks.md).
   const conflict = await other.evaluate(async (db) => {
     const map = await window.attrmap.openAttrmap({ name: db }).partitionedMap<string>("m");
-    const held = new Promise<void>((resolve) =>
+    let release = () => {};
+    await new Promise<void>((held) =>
       navigator.locks.request(window.attrmap.lockName({ database: db, map: "m" }), () => {
-        resolve();
-        return new Promise((r) => setTimeout(r, 300));
+        held();
+        return new Promise<void>((r) => (release = r));
       }),
     );
-    await held;
-    return map.upsert("x", "y", { lock: "ifAvailable" }).then(
-      () => "ok",
-      (e: { code?: string }) => e.code,
-    );
+    const outcome = (write: Promise<unknown>) =>
+      write.then(
+        () => "ok",
+        (e: { code?: string }) => e.code,
+      );
+    const result = {
+      ifAvailable: await outcome(map.upsert("x", "y", { lock: "ifAvailable" })),
+      timeout: await outcome(map.upsert("x", "y", { timeoutMs: 50 })),
+      unbounded: await outcome(map.upsert("x", "z")),
+    };
+    release();
+    return { ...result, stored: await map.get("x") };
   }, db);
-  assert.equal(conflict, "lock_conflict");
+  assert.deepEqual(conflict, { ifAvailable: "lock_conflict", timeout: "lock_timeout", unbounded: "ok", stored: "z" });
   await resizer.close();
   await other.close();
 });
