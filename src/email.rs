@@ -24,7 +24,9 @@ pub fn canonical_email_address(email: &str) -> Result<String> {
     };
     // A non-whitespace byte exists, so rposition finds one at or after `start`.
     let end = bytes.iter().rposition(|&b| !is_trimmed_whitespace(b)).unwrap_or(start) + 1;
-    Ok(email[start..end].to_ascii_lowercase())
+    // `get`, not indexing: the input is ASCII, so every index is a character boundary (and no
+    // panic message that formats characters is linked into the module).
+    Ok(email.get(start..end).unwrap_or_default().to_ascii_lowercase())
 }
 
 #[cfg(test)]
