@@ -16,27 +16,9 @@ function channelName(database: string): string {
 
 const hasBroadcast = () => typeof BroadcastChannel !== "undefined";
 
-/** Changes not posted yet, by channel. */
-const unposted = new Map<BroadcastChannel, Change[]>();
-
-/**
- * @internal Posts one change to every other listener of the database (no-op where
- * BroadcastChannel is missing), a task later: a post costs tens of microseconds, which the
- * writer whose call has just committed should not wait for.
- */
+/** @internal Posts one change to every other listener of the database (no-op where BroadcastChannel is missing). */
 export function announce(channel: BroadcastChannel | undefined, change: Change): void {
-  if (!channel) return;
-  const list = unposted.get(channel);
-  if (list) return void list.push(change);
-  unposted.set(channel, [change]);
-  setTimeout(() => flushChanges(channel), 0);
-}
-
-/** @internal Posts at once the changes `announce` left for later on `channel` (before it is closed). */
-export function flushChanges(channel: BroadcastChannel): void {
-  const list = unposted.get(channel);
-  unposted.delete(channel);
-  for (const change of list ?? []) channel.postMessage(change);
+  channel?.postMessage(change);
 }
 
 /** @internal The channel writes of `database` are announced on, or undefined where BroadcastChannel is missing. */

@@ -4,7 +4,7 @@
 // with nothing else awaited in between, so a failure or a crash leaves no partial state.
 // Every read is one readonly transaction that reads the map's metadata with the instances,
 // so the caller can tell whether the layout it placed keys with is still the stored one.
-import { announce, flushChanges, openChannel } from "./changes.js";
+import { announce, openChannel } from "./changes.js";
 import { AttrmapError, storageError } from "./errors.js";
 
 export const INSTANCES = "instances";
@@ -423,7 +423,6 @@ export class InstanceStore {
 
   /** Closes the connection and the change channel; the next call opens new ones. */
   close(): void {
-    if (this.channel) flushChanges(this.channel);
     this.channel?.close();
     this.channel = null;
     void this.connection?.then(
