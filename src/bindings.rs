@@ -4,6 +4,8 @@
 //! are on the stack. Results are primitives too. Core errors become JS `Error`s carrying a
 //! stable `code`, which the TypeScript layer rethrows as `AttrmapError`.
 
+use std::cell::Cell;
+
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
@@ -37,12 +39,6 @@ pub fn canonical_email_address(email: &str) -> Result<String> {
     email::canonical_email_address(email)
 }
 
-/// FNV-1a of a key's UTF-8 bytes.
-#[wasm_bindgen(js_name = keyHash)]
-pub fn key_hash(key: &str) -> u32 {
-    fnv::fnv1a32(key.as_bytes())
-}
-
 #[wasm_bindgen(js_name = fnvOffsetBasis)]
 pub fn fnv_offset_basis() -> u32 {
     fnv::OFFSET_BASIS
@@ -54,14 +50,41 @@ pub fn fnv1a32_continue(hash: u32, bytes: &[u8]) -> u32 {
     fnv::fnv1a32_continue(hash, bytes)
 }
 
-/// The partition index of `key` under the email rule (`email`) or as it is, plus 2^32 when
-/// the email rule changed the key (the caller then asks for the canonical form).
+thread_local! {
+    /// The hash and partition index of the key `placeKey` placed last.
+    static PLACED: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
+}
+
+/// Places `key` under the email rule (`email`) or as it is, and keeps its hash and partition
+/// index for `placedHash()` and `placedIndex()`: a result object or a returned string costs
+/// more than the placing. Returns -1 when the key is canonical already, else how it becomes
+/// canonical: `start + end * 2^24 + (lowercase ? 2^48 : 0)`, the part of the key that stays
+/// and whether its A-Z are lowercased (only an email changes, and an email is ASCII, at most
+/// 2^22 characters: its byte offsets are its UTF-16 offsets, and fit 24 bits).
 #[wasm_bindgen(js_name = placeKey)]
 pub fn place_key(key: &str, email: bool, #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<f64> {
     let rule = if email { KeyRule::Email } else { KeyRule::Exact };
-    let (canonical, index) = partition::place_key(key, &rule, PartitionCount::from_number(count)?)?;
-    let changed = if canonical == key { 0.0 } else { 4_294_967_296.0 };
-    Ok(f64::from(index) + changed)
+    let placed = partition::place_key(key, &rule, PartitionCount::from_number(count)?)?;
+    PLACED.set((placed.hash, placed.index));
+    Ok(match placed.edit {
+        Some(edit) if !edit.is_identity(key) => {
+            const SHIFT: f64 = (1 << 24) as f64;
+            edit.start as f64 + edit.end as f64 * SHIFT + if edit.lowercase { SHIFT * SHIFT } else { 0.0 }
+        }
+        _ => -1.0,
+    })
+}
+
+/// The FNV-1a hash of the canonical form of the key `placeKey` placed last.
+#[wasm_bindgen(js_name = placedHash)]
+pub fn placed_hash() -> u32 {
+    PLACED.get().0
+}
+
+/// The partition index of the key `placeKey` placed last.
+#[wasm_bindgen(js_name = placedIndex)]
+pub fn placed_index() -> u32 {
+    PLACED.get().1
 }
 
 /// The partition index of each key under `count`: `bytes` are the keys' UTF-8 bytes one after

@@ -1,5 +1,7 @@
 //! Canonical form of an email address: the bytes every SDK hashes.
 
+use std::borrow::Cow;
+
 use crate::error::{Error, ErrorCode, Result};
 
 pub const NOT_ASCII: &str = "emailAddress must contain only ASCII characters";
@@ -14,6 +16,51 @@ pub fn is_trimmed_whitespace(b: u8) -> bool {
 /// ASCII check, trim of SPEC whitespace at both ends, empty check, A-Z lowercased.
 /// Nothing else changes: inner spaces and control bytes stay, no syntax is checked.
 pub fn canonical_email_address(email: &str) -> Result<String> {
+    canonical_email(email).map(Cow::into_owned)
+}
+
+/// `canonical_email_address`, borrowing the input when it is canonical already (the common
+/// case for keys read back from storage): no allocation then.
+pub fn canonical_email(email: &str) -> Result<Cow<'_, str>> {
+    canonical_edit(email).map(|edit| edit.apply(email))
+}
+
+/// How an email becomes canonical: the part that stays (`start..end`, SPEC whitespace trimmed
+/// from both ends) and whether its A-Z are lowercased. The email is ASCII, so its byte
+/// offsets are its UTF-16 offsets too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CanonicalEdit {
+    pub start: usize,
+    pub end: usize,
+    pub lowercase: bool,
+}
+
+impl CanonicalEdit {
+    /// Whether the email was canonical already.
+    pub fn is_identity(self, email: &str) -> bool {
+        self.start == 0 && self.end == email.len() && !self.lowercase
+    }
+
+    /// The canonical form of the email this edit was made for.
+    pub fn apply(self, email: &str) -> Cow<'_, str> {
+        // `get`, not indexing: the email is ASCII, so every index is a character boundary
+        // (and no panic message that formats characters is linked into the module).
+        let kept = email.get(self.start..self.end).unwrap_or_default();
+        if self.lowercase {
+            Cow::Owned(kept.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(kept)
+        }
+    }
+
+    /// The bytes of the canonical form, without making it.
+    pub fn bytes(self, email: &str) -> impl Iterator<Item = u8> + '_ {
+        email.as_bytes().get(self.start..self.end).unwrap_or_default().iter().map(u8::to_ascii_lowercase)
+    }
+}
+
+/// The edit that makes `email` canonical; `invalid_email` for one that has none.
+pub fn canonical_edit(email: &str) -> Result<CanonicalEdit> {
     let bytes = email.as_bytes();
     if !bytes.is_ascii() {
         return Err(Error::new(ErrorCode::InvalidEmail, NOT_ASCII));
@@ -24,9 +71,8 @@ pub fn canonical_email_address(email: &str) -> Result<String> {
     };
     // A non-whitespace byte exists, so rposition finds one at or after `start`.
     let end = bytes.iter().rposition(|&b| !is_trimmed_whitespace(b)).unwrap_or(start) + 1;
-    // `get`, not indexing: the input is ASCII, so every index is a character boundary (and no
-    // panic message that formats characters is linked into the module).
-    Ok(email.get(start..end).unwrap_or_default().to_ascii_lowercase())
+    let lowercase = bytes.get(start..end).unwrap_or_default().iter().any(u8::is_ascii_uppercase);
+    Ok(CanonicalEdit { start, end, lowercase })
 }
 
 #[cfg(test)]
@@ -41,6 +87,18 @@ mod tests {
     #[test]
     fn golden_value_from_spec() {
         assert_eq!(canonical_email_address(" Alice@Example.COM ").unwrap(), "alice@example.com");
+    }
+
+    #[test]
+    fn a_canonical_email_is_borrowed_and_the_edit_says_what_changes() {
+        assert!(matches!(canonical_email("alice@example.com"), Ok(Cow::Borrowed("alice@example.com"))));
+        assert!(matches!(canonical_email(" alice@example.com\n"), Ok(Cow::Borrowed("alice@example.com"))));
+        assert!(matches!(canonical_email("Alice@example.com"), Ok(Cow::Owned(_))));
+        let edit = canonical_edit(" Alice@Example.COM ").unwrap();
+        assert_eq!(edit, CanonicalEdit { start: 1, end: 18, lowercase: true });
+        assert!(!edit.is_identity(" Alice@Example.COM "));
+        assert_eq!(edit.bytes(" Alice@Example.COM ").collect::<Vec<_>>(), b"alice@example.com");
+        assert!(canonical_edit("a@b").unwrap().is_identity("a@b"));
     }
 
     #[test]

@@ -11,7 +11,16 @@ pub fn fnv1a32(bytes: &[u8]) -> u32 {
 /// FNV-1a of the bytes hashed so far (`hash`) followed by `bytes`: a long input can be
 /// hashed in pieces, each piece continuing from the hash of the ones before.
 pub fn fnv1a32_continue(hash: u32, bytes: &[u8]) -> u32 {
-    bytes.iter().fold(hash, |hash, &b| (hash ^ u32::from(b)).wrapping_mul(PRIME))
+    fold(hash, bytes.iter().copied())
+}
+
+/// FNV-1a over bytes made on the way (a canonical form that is never written out).
+pub fn fnv1a32_bytes(bytes: impl Iterator<Item = u8>) -> u32 {
+    fold(OFFSET_BASIS, bytes)
+}
+
+fn fold(hash: u32, bytes: impl Iterator<Item = u8>) -> u32 {
+    bytes.fold(hash, |hash, b| (hash ^ u32::from(b)).wrapping_mul(PRIME))
 }
 
 #[cfg(test)]
@@ -26,6 +35,7 @@ mod tests {
         assert_eq!(fnv1a32(b"foobar"), 0xbf9cf968);
         assert_eq!(fnv1a32(b"\0"), 0x050c5d1f);
         assert_eq!(fnv1a32(b"foobar\0"), 0x0c1c9eb8);
+        assert_eq!(fnv1a32_bytes(b"foobar".iter().copied()), 0xbf9cf968);
     }
 
     #[test]

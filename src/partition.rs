@@ -2,9 +2,9 @@
 
 use std::borrow::Cow;
 
-use crate::email::canonical_email_address;
+use crate::email::{canonical_edit, canonical_email_address, CanonicalEdit};
 use crate::error::{Error, Result};
-use crate::fnv::fnv1a32;
+use crate::fnv::{fnv1a32, fnv1a32_bytes};
 use crate::layout::{KeyRule, PartitionCount};
 
 /// Where one canonical key lives: its hash, partition index and instance name.
@@ -37,18 +37,33 @@ pub fn email_partition(email: &str, count: PartitionCount) -> Result<EmailPartit
     Ok(EmailPartition { canonical_email, hash, index, partition_name })
 }
 
-/// The canonical form of `key` under a built-in rule (borrowed when it is already canonical)
-/// and its partition index. A custom rule's keys arrive canonical: they are taken as they are.
-pub fn place_key<'k>(key: &'k str, rule: &KeyRule, count: PartitionCount) -> Result<(Cow<'k, str>, u32)> {
-    let canonical = match rule {
-        KeyRule::Email => match canonical_email_address(key)? {
-            c if c == key => Cow::Borrowed(key),
-            c => Cow::Owned(c),
-        },
-        KeyRule::Exact | KeyRule::Custom(_) => Cow::Borrowed(key),
+/// Where a caller's key lives: how the rule makes it canonical (`None`: it is taken as it is),
+/// the FNV-1a hash of its canonical form, and the partition index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    pub edit: Option<CanonicalEdit>,
+    pub hash: u32,
+    pub index: u32,
+}
+
+impl Placement {
+    /// The canonical form of the key this placement was made for.
+    pub fn key(self, key: &str) -> Cow<'_, str> {
+        self.edit.map_or(Cow::Borrowed(key), |edit| edit.apply(key))
+    }
+}
+
+/// Places `key` under a built-in rule, without making its canonical form. A custom rule's
+/// keys arrive canonical: they are taken as they are.
+pub fn place_key(key: &str, rule: &KeyRule, count: PartitionCount) -> Result<Placement> {
+    let (edit, hash) = match rule {
+        KeyRule::Email => {
+            let edit = canonical_edit(key)?;
+            (Some(edit), fnv1a32_bytes(edit.bytes(key)))
+        }
+        KeyRule::Exact | KeyRule::Custom(_) => (None, fnv1a32(key.as_bytes())),
     };
-    let index = count.index_of(fnv1a32(canonical.as_bytes()));
-    Ok((canonical, index))
+    Ok(Placement { edit, hash, index: count.index_of(hash) })
 }
 
 /// The partition index of each of many canonical keys, in one call: `bytes` holds their UTF-8
@@ -121,14 +136,15 @@ mod tests {
     }
 
     #[test]
-    fn place_key_borrows_canonical_keys_and_applies_the_rule() {
+    fn place_key_applies_the_rule_without_making_the_canonical_form() {
         let count = PartitionCount::default();
-        let (k, i) = place_key(" Alice@Example.COM ", &KeyRule::Email, count).unwrap();
-        assert_eq!((k.as_ref(), i), ("alice@example.com", 278));
-        assert!(matches!(place_key("alice@example.com", &KeyRule::Email, count).unwrap().0, Cow::Borrowed(_)));
-        let (k, _) = place_key(" Theme ", &KeyRule::Exact, count).unwrap();
-        assert_eq!(k, " Theme ");
+        let p = place_key(" Alice@Example.COM ", &KeyRule::Email, count).unwrap();
+        assert_eq!((p.key(" Alice@Example.COM ").as_ref(), p.hash, p.index), ("alice@example.com", 2493822278, 278));
+        let p = place_key("alice@example.com", &KeyRule::Email, count).unwrap();
+        assert!(matches!(p.key("alice@example.com"), Cow::Borrowed(_)));
+        assert_eq!(place_key(" Theme ", &KeyRule::Exact, count).unwrap().key(" Theme "), " Theme ");
         assert_eq!(place_key(" ", &KeyRule::Email, count).unwrap_err().code, ErrorCode::InvalidEmail);
-        assert_eq!(place_key("", &KeyRule::Exact, count).unwrap().1, 0x811c9dc5 % 1000);
+        let empty = place_key("", &KeyRule::Exact, count).unwrap();
+        assert_eq!((empty.hash, empty.index), (0x811c9dc5, 0x811c9dc5 % 1000));
     }
 }

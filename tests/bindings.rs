@@ -18,14 +18,16 @@ fn failure<T: std::fmt::Debug>(r: Result<T, attrmap::Error>) -> (String, String)
 const HUNDRED: [f64; 2] = [1.0, 100.0];
 
 #[wasm_bindgen_test]
-fn placing_a_key_gives_its_index_and_whether_the_email_rule_changed_it() {
-    assert_eq!(bindings::place_key(" Alice@Example.COM ", true, 1000.0).unwrap(), 278.0 + 4_294_967_296.0);
-    assert_eq!(bindings::place_key("alice@example.com", true, 1000.0).unwrap(), 278.0);
-    assert_eq!(
-        bindings::place_key(" Alice@Example.COM ", false, 1000.0).unwrap(),
-        f64::from(bindings::key_hash(" Alice@Example.COM ") % 1000)
-    );
-    assert_eq!(bindings::key_hash("alice@example.com"), 2493822278);
+fn placing_a_key_gives_its_canonical_form_when_changed_then_its_hash_and_index() {
+    let placed = || (bindings::placed_hash(), bindings::placed_index());
+    // " Alice@Example.COM ": keep 1..18, lowercased.
+    assert_eq!(bindings::place_key(" Alice@Example.COM ", true, 1000.0).unwrap(), 1.0 + 18.0 * 2f64.powi(24) + 2f64.powi(48));
+    assert_eq!(placed(), (2493822278, 278));
+    assert_eq!(bindings::place_key("alice@example.com", true, 1000.0).unwrap(), -1.0);
+    assert_eq!(placed(), (2493822278, 278));
+    assert_eq!(bindings::place_key("\talice@example.com", true, 1000.0).unwrap(), 1.0 + 18.0 * 2f64.powi(24));
+    assert_eq!(bindings::place_key(" Alice@Example.COM ", false, 1000.0).unwrap(), -1.0);
+    assert_eq!(placed(), (3662800844, 844)); // FNV-1a of the bytes as they are, computed in Python
     assert_eq!(bindings::canonical_email_address(" Alice@Example.COM ").unwrap(), "alice@example.com");
     assert_eq!(bindings::partition_name(278.0, 1000.0).unwrap(), "partition-278");
     assert_eq!(bindings::partition_index_of_name("partition-278", 1000.0).unwrap(), Some(278));

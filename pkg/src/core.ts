@@ -20,7 +20,6 @@ export const [EXACT_KEYS, EMAIL_KEYS, CUSTOM_KEYS] = wasm.keyRuleNames() as [str
 const FNV_OFFSET_BASIS = wasm.fnvOffsetBasis();
 /** The largest piece of a byte array hashed in one crossing. */
 const HASH_PIECE = 1 << 20;
-const CHANGED = 2 ** 32;
 
 export const resolvePartitionCount = (count: number | undefined): number => callCore(() => wasm.resolvePartitionCount(count));
 export const resolveChunkSize = (size: number | undefined): number => callCore(() => wasm.resolveChunkSize(size));
@@ -28,7 +27,6 @@ export const checkLayoutVersion = (version: number): void => callCore(() => wasm
 export const checkMapName = (arg: string, name: string): void => callCore(() => wasm.checkMapName(arg, name));
 export const checkKeyRule = (name: string, custom: boolean): void => callCore(() => wasm.checkKeyRule(name, custom));
 export const canonicalEmail = (email: string): string => callCore(() => wasm.canonicalEmailAddress(email));
-export const keyHash = (key: string): number => wasm.keyHash(key);
 export const checkSubscriberFields = (idLength: number, addressLength: number): void =>
   callCore(() => wasm.checkSubscriberFields(idLength, addressLength));
 
@@ -39,11 +37,23 @@ export function hashBytes(bytes: Uint8Array): number {
   return hash;
 }
 
-/** Where a key lives: its canonical form (under the email rule, or as it is) and its partition index. */
-export function placeKey(key: string, email: boolean, partitionCount: number): { key: string; index: number } {
-  const placed = callCore(() => wasm.placeKey(key, email, partitionCount));
-  // The canonical form crosses back only when the rule changed the key.
-  return placed >= CHANGED ? { key: canonicalEmail(key), index: placed - CHANGED } : { key, index: placed };
+const SPAN = 2 ** 24;
+
+/** Where a key lives: its canonical form (under the email rule, or as it is), its hash and its partition index. */
+export function placeKey(key: string, email: boolean, partitionCount: number): { key: string; hash: number; index: number } {
+  // One crossing with the key; numbers come back, never a string (decoding one costs more than the placing).
+  const edit = callCore(() => wasm.placeKey(key, email, partitionCount));
+  return { key: edit < 0 ? key : canonicalForm(key, edit), hash: wasm.placedHash(), index: wasm.placedIndex() };
+}
+
+/**
+ * The canonical form the core described (see placeKey in bindings.rs): the part of the key it
+ * keeps, lowercased when it says so. Only an email changes, and the core admits only ASCII
+ * ones, where toLowerCase changes exactly A-Z, as the rule does.
+ */
+function canonicalForm(key: string, edit: number): string {
+  const kept = key.slice(edit % SPAN, Math.floor(edit / SPAN) % SPAN);
+  return edit >= SPAN * SPAN ? kept.toLowerCase() : kept;
 }
 
 const encoder = new TextEncoder();

@@ -28,7 +28,9 @@ export interface PlacedCustomerProfile extends EmailPartition {
 }
 
 function partitionCountArg(partitionCount: unknown): number {
-  return core.resolvePartitionCount(args.optionalNumber("partitionCount", partitionCount));
+  return partitionCount === undefined
+    ? core.DEFAULT_PARTITION_COUNT
+    : core.resolvePartitionCount(args.number("partitionCount", partitionCount));
 }
 
 /** Trims ASCII whitespace (0x20, 0x09-0x0D) and lowercases A-Z; throws `invalid_email`. */
@@ -41,23 +43,20 @@ export function fnv1a32(bytes: Uint8Array): number {
   return core.hashBytes(args.bytes("bytes", bytes));
 }
 
-function keyPartitionOf(canonicalKey: string, index: number, count: number): KeyPartition {
-  return { hash: core.keyHash(canonicalKey), partitionIndex: index, partitionName: core.partitionName(index, count) };
-}
-
 /** The canonical email, its hash and the partition it lives in (default 1000 partitions). */
 export function emailPartition(emailAddress: string, partitionCount?: number): EmailPartition {
   const email = args.text("emailAddress", emailAddress);
   const count = partitionCountArg(partitionCount);
-  const placed = core.placeKey(email, true, count);
-  return { canonicalEmail: placed.key, ...keyPartitionOf(placed.key, placed.index, count) };
+  const { key, hash, index } = core.placeKey(email, true, count);
+  return { canonicalEmail: key, hash, partitionIndex: index, partitionName: core.partitionName(index, count) };
 }
 
 /** The partition of a key that is already canonical (FNV-1a of its UTF-8 bytes, mod N). */
 export function keyPartition(canonicalKey: string, partitionCount?: number): KeyPartition {
   const key = args.text("canonicalKey", canonicalKey);
   const count = partitionCountArg(partitionCount);
-  return keyPartitionOf(key, core.placeKey(key, false, count).index, count);
+  const { hash, index } = core.placeKey(key, false, count);
+  return { hash, partitionIndex: index, partitionName: core.partitionName(index, count) };
 }
 
 /** The instance name of partition `index`: `partition-` + index padded to the largest index. */
