@@ -160,6 +160,7 @@ bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/storage.bench.ts
 	cd tests && node --import tsx bench/http-load.bench.ts
 	cd tests && node --import tsx bench/lifecycle.bench.ts
+	cd tests && node --import tsx bench/scale.bench.ts
 
 clean:
 	rm -rf target pkg/dist pkg/wasm www/attrmap build tests/node_modules pkg/node_modules
