@@ -1,11 +1,12 @@
 // make bench: emailPartition through the package (JS -> wasm -> JS) side by side with a
 // plain-JS implementation in the same process, and the size of what ships.
 // Figures, not a test: nothing here fails on time.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { emailPartition } from "attrmap";
+import { build } from "esbuild";
 
 // ---- the baseline: a straightforward plain-JS implementation of the same rule ----------
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the rule being checked
@@ -82,14 +83,29 @@ const wasmBytes = Buffer.from(
   "base64",
 );
 const glue = readFileSync(join(pkgDir, "wasm/attrmap.js"));
+const dist = Buffer.concat(
+  readdirSync(join(pkgDir, "dist"))
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => readFileSync(join(pkgDir, "dist", f))),
+);
+// What a page loads once a bundler has minified it: the package's entry with everything it imports.
+const bundled = await build({
+  entryPoints: [join(pkgDir, "dist/index.js")],
+  bundle: true,
+  minify: true,
+  format: "esm",
+  write: false,
+});
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-console.log("\nsize                 raw          gzip");
+console.log("\nsize                            raw          gzip");
 for (const [label, bytes] of [
   ["wasm module", wasmBytes],
   ["inlined module .js", Buffer.from(inlineJs)],
   ["wasm-bindgen glue", glue],
+  ["package JS (dist/*.js)", dist],
+  ["minified bundle of all of it", Buffer.from(bundled.outputFiles[0]!.contents)],
 ] as const) {
   console.log(
-    `${label.padEnd(20)} ${kib(bytes.length).padStart(10)}   ${kib(gzipSync(bytes, { level: 9 }).length).padStart(10)}`,
+    `${label.padEnd(31)} ${kib(bytes.length).padStart(10)}   ${kib(gzipSync(bytes, { level: 9 }).length).padStart(10)}`,
   );
 }
