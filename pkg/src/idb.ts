@@ -213,10 +213,15 @@ export class InstanceStore {
         : `reading ${instances.length} instances of map "${map}"`;
     const tx = await this.begin("readonly", doing);
     const store = tx.objectStore(INSTANCES);
-    const [meta, ...values] = await Promise.all([
+    const reads = Promise.all([
       request(tx.objectStore(MAPS).get(map), doing),
       ...instances.map((i) => request(store.get([map, i]), doing)),
     ]);
+    // Ended now, not when this context's event loop next goes idle: a page that is navigated
+    // away (or frozen) right after the read would otherwise leave it open, and WebKit then
+    // holds every later readwrite transaction of the origin behind it.
+    tx.commit?.();
+    const [meta, ...values] = await reads;
     return { meta, values };
   }
 
