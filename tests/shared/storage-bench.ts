@@ -71,9 +71,14 @@ async function timed(out: BenchResult, row: string, n: number, work: () => Promi
   out[row] = (performance.now() - t0) / n;
 }
 
+/** Operations run before each sequential row is timed: every contender's code is compiled and warm when timing starts. */
+const WARM_UP = 20;
+
+/** Times `n` operations, each awaited before the next, after WARM_UP untimed ones (`op` gets 0 to WARM_UP + n - 1). */
 async function sequential(out: BenchResult, row: string, n: number, op: (i: number) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < WARM_UP; i++) await op(i);
   await timed(out, row, n, async () => {
-    for (let i = 0; i < n; i++) await op(i);
+    for (let i = WARM_UP; i < WARM_UP + n; i++) await op(i);
   });
 }
 
@@ -105,7 +110,7 @@ async function timeRows(out: BenchResult, o: BenchOptions, work: Work): Promise<
   if (register) await sequential(out, ROWS.register, o.ops, (i) => register(subscriber(o.size + i)));
   const chunks = Math.floor(o.size / CHUNK);
   if (page) await sequential(out, ROWS.page, o.ops, (i) => page(token(storedIndex(i, chunks))));
-  const base = o.size + o.ops;
+  const base = o.size + WARM_UP + o.ops;
   await timed(out, ROWS.concurrent, o.concurrent, () =>
     Promise.all(Array.from({ length: o.concurrent }, (_, i) => work.upsert(profile(base + i)))),
   );
