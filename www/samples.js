@@ -8,6 +8,8 @@ const MAX_SAMPLES = 200_000;
 /** Records per transaction: whole partitions are kept together, so each is written once. */
 const BATCH = 5_000;
 const TIERS = ["bronze", "silver", "gold"];
+/** The fill chart is redrawn during an import at most this often: each redraw reads every partition. */
+const REDRAW_MS = 1000;
 
 /** A count typed into `id`: a whole number from 0 to 200,000, or an error naming the field. */
 function countOf(id, label) {
@@ -70,10 +72,14 @@ export async function importSamples(store) {
   let done = 0;
   showProgress(done, total, profiles, subscribers);
   try {
+    let drawn = Number.NEGATIVE_INFINITY;
     for (const batch of profileBatches(profiles, directory.map.partitionCount)) {
       await directory.upsertProfiles(batch);
       showProgress((done += batch.length), total, profiles, subscribers);
-      await showFill(store);
+      if (performance.now() - drawn >= REDRAW_MS) {
+        drawn = performance.now();
+        await showFill(store);
+      }
     }
     for (let at = 0; at < subscribers; at += BATCH) {
       const n = Math.min(BATCH, subscribers - at);
