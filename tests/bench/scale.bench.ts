@@ -3,6 +3,8 @@
 // - a bulk import through the API: one upsertProfiles call of 10,000 and of 100,000 profiles;
 // - the demo's sample import (its form, its batches, its fill chart) of 10,000 and 100,000
 //   profiles with a tenth as many subscribers;
+// - single upserts and gets with 10,000 profiles in 1000, 100 and 10 partitions (10, 100 and
+//   1000 a partition);
 // - single upserts and gets with 1,000 profiles in 10 partitions and 100,000 in 1000: the
 //   same partition size (about 100), a hundred times the data; beside them the raw floor
 //   on the same layout, to tell what IndexedDB itself does with a larger database.
@@ -120,6 +122,8 @@ async function demoImport(profiles: number): Promise<number> {
 }
 
 const rows = new Map<string, number[][]>();
+/** Microseconds by operation and entries a partition ("upsert:100"), one figure a round. */
+const bySize: Record<string, number[]> = {};
 const add = (row: string, small: number, large: number) => {
   if (!rows.has(row)) rows.set(row, []);
   rows.get(row)!.push([small, large]);
@@ -139,6 +143,11 @@ for (let round = 0; round < ROUNDS; round++) {
     ["raw get", "raw floor: get of the partition"],
   ] as const)
     add(`${row}, ~100 a partition`, few[key]!, many[key]!);
+  // The partition size at a fixed size of map: what README's "Choosing a partition count" rests on.
+  for (const partitions of [1000, 100, 10]) {
+    const ops = await singles(tab, SMALL, partitions, `scale-p${partitions}-${round}`);
+    for (const op of ["upsert", "get"] as const) (bySize[`${op}:${SMALL / partitions}`] ??= []).push(ops[op]!);
+  }
   await dispose(browser);
   add("the demo's sample import, per record", await demoImport(SMALL), await demoImport(LARGE));
   process.stderr.write(`round ${round + 1} of ${ROUNDS} done\n`);
@@ -160,4 +169,10 @@ for (const [row, pairs] of rows) {
       `${us(median(pairs.map((p) => p[1]!))).padStart(12)}   ${median(ratios).toFixed(2)}x ` +
       `(${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)})`,
   );
+}
+console.log(`\nBy partition size: ${SMALL.toLocaleString("en")} profiles, single operations, median of the rounds`);
+console.log(`${"entries a partition".padEnd(22)}${"upsert".padStart(12)}${"get".padStart(12)}`);
+for (const size of [10, 100, 1000]) {
+  const [upsert, get] = ["upsert", "get"].map((op) => us(median(bySize[`${op}:${size}`]!)).padStart(12));
+  console.log(`${String(size).padEnd(22)}${upsert}${get}`);
 }
