@@ -204,7 +204,7 @@ function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): 
  * exclusive, instead: each lock is a round trip to the browser's lock manager (about 0.4 ms in
  * Chromium), and a bulk write to 1000 partitions spent most of its time taking them.
  */
-export const MAX_INSTANCE_LOCKS = 16;
+const MAX_INSTANCE_LOCKS = 16;
 
 /** The locks to take for `requests`: one per name (exclusive wins), escalated per map past MAX_INSTANCE_LOCKS. */
 function plan(requests: readonly LockRequest[]): Map<string, LockRequest> {
