@@ -12,7 +12,7 @@
 // Figures, not tests.
 import "../browser/page-types.js";
 import { dispose, launchBrowser, type Tab } from "../browser/engines.js";
-import { openPage, serveWww } from "../browser/harness.js";
+import { openPage, SHARED_PATH, serveWww } from "../browser/harness.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SMALL = 10_000;
@@ -37,64 +37,40 @@ function bulk(tab: Tab, n: number, name: string): Promise<number> {
 
 /**
  * Microseconds per sequential upsert and per get, with `n` profiles stored in `partitions`
- * partitions: attrmap, and the raw floor on the same layout (a Map per partition, a Web Lock
- * and one transaction per read-modify-write, a get that resolves at its request's success).
+ * partitions: attrmap, and the storage bench's raw floor (tests/shared/storage-bench.ts) on
+ * the same partition count.
  */
 function singles(tab: Tab, n: number, partitions: number, name: string): Promise<Record<string, number>> {
   return tab.evaluate(
-    async ({ n, partitions, name, ops }) => {
-      const { openAttrmap, emailPartition } = window.attrmap;
+    async ({ n, partitions, name, ops, path }) => {
+      const { openAttrmap } = window.attrmap;
       const dir = await openAttrmap({ name }).customerDirectory({ partitionCount: partitions });
-      const stored = Array.from({ length: n }, (_, i) => ({ emailAddress: `user${i}@example.com`, fullName: "" }));
+      const profile = (emailAddress: string, fullName: string) => ({ emailAddress, fullName, companyName: "", customerTier: "" });
+      const stored = Array.from({ length: n }, (_, i) => profile(`user${i}@example.com`, ""));
       await dir.upsertProfiles(stored);
       const time = async (op: (i: number) => Promise<unknown>) => {
         const t0 = performance.now();
         for (let i = 0; i < ops; i++) await op(i);
         return ((performance.now() - t0) * 1000) / ops;
       };
-      const newProfile = (i: number) => ({ emailAddress: `new${i}@example.com`, fullName: "New" });
+      const newProfile = (i: number) => profile(`new${i}@example.com`, "New");
       const storedEmail = (i: number) => `user${(i * 7919) % n}@example.com`;
       const out = {
         upsert: await time((i) => dir.upsertProfile(newProfile(i))),
         get: await time((i) => dir.getProfile(storedEmail(i))),
       };
-      const db = await new Promise<IDBDatabase>((resolve) => {
-        const open = indexedDB.open(`${name}-raw`, 1);
-        open.onupgradeneeded = () => open.result.createObjectStore("p");
-        open.onsuccess = () => resolve(open.result);
-      });
-      const done = <T>(r: IDBRequest<T>) => new Promise<T>((resolve) => (r.onsuccess = () => resolve(r.result)));
-      const committed = (tx: IDBTransaction) => new Promise((resolve) => (tx.oncomplete = resolve));
-      const part = (email: string) => emailPartition(email, partitions).partitionName;
-      const byPartition = new Map<string, Map<string, unknown>>();
-      for (const p of stored) {
-        const name = part(p.emailAddress);
-        if (!byPartition.has(name)) byPartition.set(name, new Map());
-        byPartition.get(name)!.set(p.emailAddress, p);
-      }
-      const tx = db.transaction("p", "readwrite");
-      for (const [k, v] of byPartition) tx.objectStore("p").put(v, k);
-      await committed(tx);
-      const rawUpsert = (p: { emailAddress: string }) =>
-        navigator.locks.request(`${name}:${part(p.emailAddress)}`, async () => {
-          const tx = db.transaction("p", "readwrite");
-          const store = tx.objectStore("p");
-          const partition = ((await done(store.get(part(p.emailAddress)))) as Map<string, unknown> | undefined) ?? new Map();
-          partition.set(p.emailAddress, p);
-          store.put(partition, part(p.emailAddress));
-          tx.commit();
-          await committed(tx);
-        });
-      const rawGet = async (email: string) =>
-        ((await done(db.transaction("p").objectStore("p").get(part(email)))) as Map<string, unknown> | undefined)?.get(email);
+      const bench = (await import(`${path}storage-bench.js`)) as typeof import("../shared/storage-bench.js");
+      const db = await bench.openRawDatabase(`${name}-raw`);
+      const raw = bench.rawProfiles(db, name, partitions);
+      await raw.putMany(stored);
       Object.assign(out, {
-        "raw upsert": await time((i) => rawUpsert(newProfile(i))),
-        "raw get": await time((i) => rawGet(storedEmail(i))),
+        "raw upsert": await time((i) => raw.upsert(newProfile(i))),
+        "raw get": await time((i) => raw.get(storedEmail(i))),
       });
       db.close();
       return out;
     },
-    { n, partitions, name, ops: OPS },
+    { n, partitions, name, ops: OPS, path: SHARED_PATH },
   );
 }
 

@@ -33,7 +33,7 @@ export type BenchResult = Record<string, number>;
 const PARTITIONS = 1000;
 const CHUNK = 100;
 
-interface Profile {
+export interface Profile {
   emailAddress: string;
   fullName: string;
   companyName: string;
@@ -147,14 +147,9 @@ async function runAttrmap({ attrmap }: BenchLibraries, name: string, o: BenchOpt
   store.close();
 }
 
-/**
- * The floor: the same layout by hand (partitions as Maps keyed by partition name, the log as
- * a state record, a `current` array and archived arrays under their tokens), the same rules
- * from the test's reference implementation, a Web Lock around each read-modify-write, and
- * reads that resolve at their request's success.
- */
-async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: BenchResult): Promise<void> {
-  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+/** The floor's database: a store "partitions" (Maps under partition names) and a store "log". */
+export function openRawDatabase(name: string): Promise<IDBDatabase> {
+  return new Promise<IDBDatabase>((resolve, reject) => {
     const open = indexedDB.open(name, 1);
     open.onupgradeneeded = () => {
       open.result.createObjectStore("partitions");
@@ -163,8 +158,16 @@ async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: Ben
     open.onsuccess = () => resolve(open.result);
     open.onerror = () => reject(open.error);
   });
-  const partitionOf = (email: string) => refPartition(refCanonical(email), PARTITIONS).name;
-  const putProfiles = async (profiles: Profile[]) => {
+}
+
+/**
+ * The floor's profiles in `partitions` partitions of `db`, placed by the tests' reference
+ * rules: a Web Lock (named after `locks`) around each read-modify-write, one around a bulk
+ * write, and gets that resolve at their request's success.
+ */
+export function rawProfiles(db: IDBDatabase, locks: string, partitions: number) {
+  const partitionOf = (email: string) => refPartition(refCanonical(email), partitions).name;
+  const putMany = async (profiles: Profile[]) => {
     const byPartition = new Map<string, Profile[]>();
     for (const p of profiles) {
       const part = partitionOf(p.emailAddress);
@@ -172,7 +175,7 @@ async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: Ben
       if (!list) byPartition.set(part, (list = []));
       list.push(p);
     }
-    await navigator.locks.request(`${name}:bulk`, async () => {
+    await navigator.locks.request(`${locks}:bulk`, async () => {
       const tx = db.transaction("partitions", "readwrite");
       const store = tx.objectStore("partitions");
       const names = [...byPartition.keys()];
@@ -187,7 +190,7 @@ async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: Ben
   };
   const upsert = (p: Profile) => {
     const part = partitionOf(p.emailAddress);
-    return navigator.locks.request(`${name}:${part}`, async () => {
+    return navigator.locks.request(`${locks}:${part}`, async () => {
       const tx = db.transaction("partitions", "readwrite");
       const store = tx.objectStore("partitions");
       const partition = (await promisify(store.get(part) as IDBRequest<Map<string, Profile> | undefined>)) ?? new Map();
@@ -202,6 +205,18 @@ async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: Ben
     const partition = await promisify(db.transaction("partitions").objectStore("partitions").get(part));
     return (partition as Map<string, Profile> | undefined)?.get(refCanonical(email));
   };
+  return { putMany, upsert, get };
+}
+
+/**
+ * The floor: the same layout by hand (partitions as Maps keyed by partition name, the log as
+ * a state record, a `current` array and archived arrays under their tokens), the same rules
+ * from the test's reference implementation, a Web Lock around each read-modify-write, and
+ * reads that resolve at their request's success.
+ */
+async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: BenchResult): Promise<void> {
+  const db = await openRawDatabase(name);
+  const { putMany: putProfiles, upsert, get } = rawProfiles(db, name, PARTITIONS);
   interface State {
     nextSequence: number;
     latest: string;
