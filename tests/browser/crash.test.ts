@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { after, before, test } from "node:test";
 import "./page-types.js";
-import { dispose, ENGINE, launchBrowser, type Tab } from "./engines.js";
-import { openPage, type StaticServer, serveWww } from "./harness.js";
+import { dispose, ENGINE, type EngineBrowser, launchBrowser, type Tab } from "./engines.js";
+import { openPage, type StaticServer, serveWww, until, within } from "./harness.js";
 
 const KEEP_DATA = { keepData: true };
 
@@ -71,7 +71,7 @@ async function startAppendStream(page: Tab, db: string): Promise<void> {
         1,
       db,
     );
-  while ((await appended()) < 45) await new Promise((r) => setTimeout(r, 20));
+  await until("45 appends to commit", async () => (await appended()) >= 45);
 }
 
 test("a tab closed in the middle of a stream of appends and rollovers leaves a valid log", async (t) => {
@@ -101,20 +101,32 @@ test("a browser killed in the middle of a stream of appends leaves a valid log o
 
 test("a browser killed three times while resizing 20,000 entries: every entry once, right, a later resize works", async (t) => {
   const ENTRIES = 20_000;
-  const setup = await launchBrowser(ENGINE, undefined, KEEP_DATA);
+  // Every browser of the test is closed however it ends, and every step is bounded, so a hang
+  // fails where it happens instead of holding the file until its timeout.
+  const launched: EngineBrowser[] = [];
+  const launch = async (step: string, profileDir?: string) => {
+    const browser = await within(`${step}: the browser to start`, launchBrowser(ENGINE, profileDir, KEEP_DATA));
+    launched.push(browser);
+    return browser;
+  };
+  const setup = await launch("set-up");
   const profileDir = setup.profileDir;
-  t.after(() => rmSync(profileDir, { recursive: true, force: true }));
-  await (await openPage(setup, server.origin)).evaluate(async (n) => {
+  t.after(async () => {
+    for (const browser of launched) await browser.close();
+    rmSync(profileDir, { recursive: true, force: true });
+  });
+  const filled = (await openPage(setup, server.origin)).evaluate(async (n) => {
     const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m", { partitionCount: 1000 });
     await map.upsertMany(Array.from({ length: n }, (_, i) => [`key-${i}`, `value-${i}`] as [string, string]));
   }, ENTRIES);
-  await setup.close();
+  await within(`set-up: ${ENTRIES} entries to be written`, filled);
+  await within("set-up: the browser to close", setup.close());
   let partitions = 1000;
   const outcomes: string[] = [];
   // Killed as the resize starts (reading), half way through its writes, and after its last write (committing).
   for (const [round, killAt] of [0, 0.5, 1].entries()) {
     const target = partitions + 500 + round;
-    const killable = await launchBrowser(ENGINE, profileDir, KEEP_DATA);
+    const killable = await launch(`round ${round}`, profileDir);
     const page = await openPage(killable, server.origin);
     await page.evaluate(
       ({ target }) => {
@@ -131,18 +143,22 @@ test("a browser killed three times while resizing 20,000 entries: every entry on
       },
       { target },
     );
-    for (;;) {
-      const { progress, failed } = await page.evaluate(() => {
-        const w = window as unknown as { progress: number; failed?: string };
-        return { progress: w.progress, failed: w.failed };
-      });
-      assert.equal(failed, undefined, `round ${round}: the resize failed`);
-      if (progress >= killAt) break;
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    await killable.kill();
-    const reopened = await launchBrowser(ENGINE, profileDir, KEEP_DATA);
-    const check = await (await openPage(reopened, server.origin)).evaluate(async (n) => {
+    await until(
+      `round ${round}: the resize to reach ${killAt * 100}%`,
+      async () => {
+        const { progress, failed } = await page.evaluate(() => {
+          const w = window as unknown as { progress: number; failed?: string };
+          return { progress: w.progress, failed: w.failed };
+        });
+        assert.equal(failed, undefined, `round ${round}: the resize failed`);
+        return progress >= killAt;
+      },
+      undefined,
+      2,
+    );
+    await within(`round ${round}: the browser to die`, killable.kill());
+    const reopened = await launch(`round ${round}, reopened`, profileDir);
+    const checked = (await openPage(reopened, server.origin)).evaluate(async (n) => {
       const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m");
       const seen = new Map<string, string>();
       let doubled = 0;
@@ -157,7 +173,8 @@ test("a browser killed three times while resizing 20,000 entries: every entry on
       await map.resize(partitionCount + 1); // a later resize succeeds
       return { partitionCount, count, doubled, wrong, size: seen.size, afterResize: await map.count() };
     }, ENTRIES);
-    await reopened.close();
+    const check = await within(`round ${round}: the map to be read and resized again after the kill`, checked);
+    await within(`round ${round}: the reopened browser to close`, reopened.close());
     // As before the resize or as after it, never a mix: every entry once, with its value.
     assert.ok([partitions, target].includes(check.partitionCount), `round ${round}: ${check.partitionCount} partitions`);
     const whole = { count: ENTRIES, doubled: 0, wrong: 0, size: ENTRIES, afterResize: ENTRIES };

@@ -180,11 +180,32 @@ export function useProfile(setup?: (env: ProfileEnv) => Promise<void>): ProfileE
 
 /** Opens `path` of `origin` in a new tab of `browser` and waits for the page to say it is ready. */
 export async function openPage(browser: EngineBrowser, origin: string, path = TEST_PAGE): Promise<Tab> {
-  const tab = await browser.newTab();
-  await tab.goto(origin + path);
-  while (!(await tab.evaluate(() => document.documentElement.dataset.ready === "true")))
-    await new Promise((r) => setTimeout(r, 20));
+  const tab = await within(`a new ${browser.engine} tab`, browser.newTab());
+  await within(`loading ${path}`, tab.goto(origin + path));
+  await until(`${path} to be ready`, () => tab.evaluate(() => document.documentElement.dataset.ready === "true"));
   return tab;
+}
+
+/**
+ * `promise`, or an error naming `what` once `ms` have passed without it settling: a step that
+ * hangs fails the test where it hangs (and lets its browsers be disposed) instead of holding the
+ * whole file until its timeout.
+ */
+export function within<T>(what: string, promise: Promise<T>, ms = 120_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`gave up after ${ms / 1000} s waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** Polls `check` every `everyMs` until it returns true; fails naming `what` after `ms`. */
+export async function until(what: string, check: () => Promise<boolean>, ms = 120_000, everyMs = 20): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await within(what, check(), Math.max(0, deadline - Date.now())))) {
+    if (Date.now() >= deadline) throw new Error(`gave up after ${ms / 1000} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
 
 /** A Chromium with an on-disk profile in a fresh temporary folder (two pages = two tabs). */
