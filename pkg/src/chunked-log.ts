@@ -7,7 +7,7 @@ import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
 import { commit } from "./group-commit.js";
 import { corrupt } from "./idb.js";
-import { type ChunkedMeta, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
+import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
 import { MAX_BATCH } from "./limits.js";
 import { type WriteOptions, writeOptions } from "./locks.js";
 import type { RecordKind } from "./records.js";
@@ -99,6 +99,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
 
   /** The log's metadata as read now; a record that went missing reads as a new log of the size in force. */
   private adopt(raw: unknown): LogView {
+    if (holdsLog(raw, this.view)) return this.view; // unchanged since last checked: most reads and writes
     const stored = readMeta(this.name, raw);
     if (stored !== undefined && !("meta" in stored))
       throw new AttrmapError("layout_mismatch", `map "${this.name}" is now stored as a partitioned map`);
@@ -122,7 +123,13 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   }
 
   private static sequences(chunk: ReadonlyArray<{ sequence: unknown }>): Float64Array {
-    return Float64Array.from(chunk, (r) => (typeof r.sequence === "number" ? r.sequence : NaN));
+    // A plain loop: Float64Array.from with a mapping function was a tenth of a page read in V8.
+    const sequences = new Float64Array(chunk.length);
+    for (let i = 0; i < chunk.length; i++) {
+      const s = chunk[i]!.sequence;
+      sequences[i] = typeof s === "number" ? s : NaN;
+    }
+    return sequences;
   }
 
   private lock(): [{ key: ReturnType<typeof lockKey>; mode: "exclusive" }] {

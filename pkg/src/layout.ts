@@ -138,6 +138,37 @@ function chunked(where: string, raw: object): LogView {
   return { meta, log, currentFirst, currentLength, count, archivedChunks };
 }
 
+/**
+ * Whether `raw`, a stored metadata record, holds exactly the values of `known` (a view checked
+ * before): then it passes the same checks, and the view can be used again without them.
+ */
+export function holdsLog(raw: unknown, known: LogView): boolean {
+  if (typeof raw !== "object" || raw === null) return false;
+  const { meta } = known;
+  const state = field(raw, "state");
+  const segments = field(raw, "segments");
+  return (
+    field(raw, "kind") === "chunked" &&
+    field(raw, "layoutVersion") === meta.layoutVersion &&
+    field(raw, "retainedFrom") === meta.retainedFrom &&
+    typeof state === "object" &&
+    state !== null &&
+    field(state, "nextSequence") === meta.state.nextSequence &&
+    field(state, "latestArchivedChunkToken") === meta.state.latestArchivedChunkToken &&
+    Array.isArray(segments) &&
+    segments.length === meta.segments.length &&
+    meta.segments.every((s, i) => {
+      const stored: unknown = segments[i];
+      return (
+        typeof stored === "object" &&
+        stored !== null &&
+        field(stored, "fromSequence") === s.fromSequence &&
+        field(stored, "chunkSize") === s.chunkSize
+      );
+    })
+  );
+}
+
 /** A stored metadata record, checked: `undefined` for a map never opened. */
 export function readMeta(map: string, raw: unknown): PartitionedLayout | LogView | undefined {
   if (raw === undefined) return undefined;

@@ -263,11 +263,14 @@ test("a log across chunk-size changes and retention: pages walk every segment, t
     await add(25, 1);
     await archive.log.changeChunkSize(3); // archives 21..25 short; chunks of 3 from 26
     await add(10, 26);
-    const walk = async () => {
+    // Another object on the log (another tab's, say) that read it before the drop below.
+    const other = await openAttrmap({ name: db }).subscriberArchive();
+    await other.getSubscriberPage("00000000000000000011");
+    const walk = async (log = archive) => {
       const seqs: number[] = [];
       const tokens: string[] = [];
       for (let token = ""; ; ) {
-        const p = await archive.getSubscriberPage(token);
+        const p = await log.getSubscriberPage(token);
         tokens.push(p.pageToken);
         seqs.push(...p.subscribers.map((s) => s.sequence));
         if (!p.nextPageToken) return { seqs, tokens };
@@ -296,6 +299,8 @@ test("a log across chunk-size changes and retention: pages walk every segment, t
       segments: archive.log.segments,
       dropped,
       afterDrop,
+      otherAfterDrop: await walk(other),
+      otherCount: await other.count(),
       count: await archive.count(),
       stats: await archive.log.stats(),
       gone: await codeOf("00000000000000000001"),
@@ -333,6 +338,8 @@ test("a log across chunk-size changes and retention: pages walk every segment, t
     Array.from({ length: 15 }, (_, i) => 35 - i),
   );
   assert.equal(result.afterDrop.tokens.at(-1), "00000000000000000021", "the oldest retained page ends the walk");
+  assert.deepEqual(result.otherAfterDrop, result.afterDrop, "an object that read the log before the drop sees it too");
+  assert.equal(result.otherCount, 15);
   assert.equal(result.count, 15);
   assert.deepEqual(result.stats, { records: 15, currentRecords: 1, archivedChunks: 4, chunkSize: 3, nextSequence: 36 });
   assert.equal(result.gone, "not_found");
