@@ -78,34 +78,35 @@ for (const [label, inputs] of [
 const require = createRequire(import.meta.url);
 const pkgDir = dirname(require.resolve("attrmap/package.json"));
 const inlineJs = readFileSync(join(pkgDir, "wasm/attrmap_inline.js"), "utf8");
-const wasmBytes = Buffer.from(
-  JSON.parse(inlineJs.slice(inlineJs.indexOf('"'), inlineJs.lastIndexOf('"') + 1)) as string,
-  "base64",
-);
+const wasmBytes = readFileSync(join(pkgDir, "wasm/attrmap_bg.wasm"));
 const glue = readFileSync(join(pkgDir, "wasm/attrmap.js"));
 const dist = Buffer.concat(
   readdirSync(join(pkgDir, "dist"))
     .filter((f) => f.endsWith(".js"))
     .map((f) => readFileSync(join(pkgDir, "dist", f))),
 );
-// What a page loads once a bundler has minified it: the package's entry with everything it imports.
-const bundled = await build({
-  entryPoints: [join(pkgDir, "dist/index.js")],
-  bundle: true,
-  minify: true,
-  format: "esm",
-  write: false,
-});
+// What a bundler makes of an entry, minified: the entry with everything it imports.
+const minified = async (entry: string) => {
+  const out = await build({ entryPoints: [join(pkgDir, entry)], bundle: true, minify: true, format: "esm", write: false });
+  return Buffer.from(out.outputFiles[0]!.contents);
+};
+const inlineBundle = await minified("dist/index.js");
+const browserBundle = await minified("browser/index.js");
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-console.log("\nsize                            raw          gzip");
+const gzip = (bytes: Buffer) => gzipSync(bytes, { level: 9 }).length;
+console.log(`\n${"size".padEnd(46)}        raw         gzip`);
 for (const [label, bytes] of [
   ["wasm module", wasmBytes],
   ["inlined module .js", Buffer.from(inlineJs)],
   ["wasm-bindgen glue", glue],
   ["package JS (dist/*.js)", dist],
-  ["minified bundle of all of it", Buffer.from(bundled.outputFiles[0]!.contents)],
+  ["minified bundle, default entry (wasm inlined)", inlineBundle],
+  ["minified bundle, browser entry (JS only)", browserBundle],
 ] as const) {
-  console.log(
-    `${label.padEnd(31)} ${kib(bytes.length).padStart(10)}   ${kib(gzipSync(bytes, { level: 9 }).length).padStart(10)}`,
-  );
+  console.log(`${label.padEnd(46)} ${kib(bytes.length).padStart(10)}   ${kib(gzip(bytes)).padStart(10)}`);
 }
+// A page through the browser entry loads its bundle and the wasm file, each compressed alone.
+console.log(
+  `${"browser entry: bundle + wasm file".padEnd(46)} ${kib(browserBundle.length + wasmBytes.length).padStart(10)}   ` +
+    kib(gzip(browserBundle) + gzip(wasmBytes)).padStart(10),
+);

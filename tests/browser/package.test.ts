@@ -1,5 +1,6 @@
 // The package in every engine: imported as an ES module by a page and by a module worker
-// (the inlined wasm compiles synchronously in both), running every cross-SDK vector.
+// (the inlined wasm compiles synchronously in both), and through its browser entry (the wasm
+// file fetched and compiled streaming), running every cross-SDK vector.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ENGINE } from "./engines.js";
@@ -15,15 +16,20 @@ async function openBlank(): Promise<Tab> {
   return tab;
 }
 
-test(`${ENGINE}: a page imports the package and passes every vector`, async () => {
-  const tab = await openBlank();
+/** Imports the package's `entry` into a page and runs every vector there; asserts they all pass. */
+async function passesVectorsInPage(tab: Tab, entry: string): Promise<void> {
   const result = await tab.evaluate(
     // biome-ignore lint/security/noGlobalEval: the vector runner, sent into the page as text
     ([src, url, v]) => globalThis.eval(src)(url, v) as Promise<{ fails: string[]; checked: number }>,
-    [RUN_VECTORS, `${env.server.origin}/attrmap/dist/index.js`, vectors] as const,
+    [RUN_VECTORS, `${env.server.origin}/attrmap/${entry}`, vectors] as const,
   );
   assert.deepEqual(result.fails, []);
   assert.ok(result.checked > 240, `checked ${result.checked}`);
+}
+
+test(`${ENGINE}: a page imports the package and passes every vector`, async () => {
+  const tab = await openBlank();
+  await passesVectorsInPage(tab, "dist/index.js");
   assert.deepEqual(tab.errors, []);
   await tab.close();
 });
@@ -45,6 +51,23 @@ test(`${ENGINE}: a module worker imports the package and passes every vector`, a
   );
   assert.deepEqual(result.fails, []);
   assert.ok(result.checked > 240);
+  assert.deepEqual(tab.errors, []);
+  await tab.close();
+});
+
+test(`${ENGINE}: a page imports the browser entry: the wasm file is fetched, the inlined module never loads`, async () => {
+  const tab = await openBlank();
+  await passesVectorsInPage(tab, "browser/index.js");
+  const loaded = await tab.evaluate(() =>
+    performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname.replace(/^.*\/attrmap\//, "")),
+  );
+  assert.ok(loaded.includes("wasm/attrmap_bg.wasm"), loaded.join(", "));
+  assert.ok(loaded.includes("browser/init.js"), loaded.join(", "));
+  assert.deepEqual(
+    loaded.filter((path) => path.startsWith("dist/") || path === "wasm/attrmap_inline.js"),
+    [],
+    "nothing of the inlined entry",
+  );
   assert.deepEqual(tab.errors, []);
   await tab.close();
 });

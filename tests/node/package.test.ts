@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
+import * as esbuild from "esbuild";
 import ts from "typescript";
 
 const require = createRequire(import.meta.url);
@@ -30,15 +31,42 @@ test("the exports map hides internals", async () => {
   await assert.rejects(import("attrmap/dist/core.js" as string), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
   const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
   assert.equal(manifest.type, "module");
-  assert.deepEqual(Object.keys(manifest.exports), [".", "./package.json"]);
+  assert.deepEqual(Object.keys(manifest.exports), [".", "./browser", "./package.json"]);
 });
 
-test("the tarball ships the compiled package and the inlined wasm, not sources", () => {
+/** The package's files a bundler takes into a page's bundle of `source`. */
+async function bundled(source: string): Promise<string[]> {
+  const result = await esbuild.build({
+    stdin: { contents: source, resolveDir: dirname(pkgDir), sourcefile: "use.js" },
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: "browser",
+    logLevel: "silent",
+  });
+  return Object.keys(result.metafile.inputs).flatMap((f) => (f.includes("attrmap/") ? [f.replace(/^.*attrmap\//, "")] : []));
+}
+
+test('a bundler takes the inlined wasm for "attrmap" (even for a page) and the wasm file for "attrmap/browser"', async () => {
+  const use = (from: string) => `import { emailPartition } from "${from}"; emailPartition("a@example.com");`;
+  const inlined = await bundled(use("attrmap"));
+  assert.ok(inlined.includes("dist/init.js") && inlined.includes("wasm/attrmap_inline.js"), inlined.join());
+  assert.ok(!inlined.some((f) => f.startsWith("browser/")), inlined.join());
+  const streaming = await bundled(use("attrmap/browser"));
+  assert.ok(streaming.includes("browser/init.js"), streaming.join());
+  assert.ok(!streaming.some((f) => f.startsWith("dist/") || f.includes("inline")), streaming.join());
+});
+
+test("the tarball ships the compiled package, the wasm inlined and as a file, not sources", () => {
   const files = execFileSync("find", [".", "-type", "f"], { cwd: pkgDir, encoding: "utf8" }).split("\n").filter(Boolean);
   for (const needed of [
     "./dist/index.js",
     "./dist/index.d.ts",
+    "./browser/index.js",
+    "./browser/init.js",
     "./wasm/attrmap.js",
+    "./wasm/attrmap_bg.wasm",
     "./wasm/attrmap_inline.js",
     "./package.json",
   ]) {
