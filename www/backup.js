@@ -7,7 +7,7 @@ import {
   DEX_SAMPLE_NAMES,
   SUBSCRIBER_ARCHIVE_FLOW,
   SUBSCRIBER_CHUNKS_MAP,
-} from "./attrmap/dist/index.js";
+} from "./attrmap/browser/index.js";
 import { js, libraryCall } from "./code.js";
 import { $, describeError, result, text } from "./dom.js";
 

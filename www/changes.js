@@ -1,5 +1,5 @@
 // Recent changes: what other tabs, the service worker and this page saved, in plain words.
-import { CURRENT, CUSTOMER_PROFILES_MAP, FLOWS_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/index.js";
+import { CURRENT, CUSTOMER_PROFILES_MAP, FLOWS_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/browser/index.js";
 import { $ } from "./dom.js";
 
 const SHOWN = 5;
