@@ -11,6 +11,8 @@ export const INSTANCES = "instances";
 export const MAPS = "maps";
 /** The IndexedDB schema version this library creates and expects. */
 export const DB_VERSION = 2;
+/** Instances an import's final transaction reads per request as it moves them into place. */
+const MOVE_PAGE = 100;
 
 /** What one readwrite transaction stores: instances to put, archives to add (never overwrite), to delete, the metadata. */
 export interface Writes<T> {
@@ -386,7 +388,7 @@ export class InstanceStore {
   /**
    * In one readwrite transaction, for each move: refuses (with `refuse`) a target map that
    * exists unless `replace`; removes the target's instances and metadata when it does; moves
-   * every instance of `from` to `to`, one at a time; and stores `to`'s metadata. All or none.
+   * every instance of `from` to `to`, MOVE_PAGE at a time; and stores `to`'s metadata. All or none.
    */
   async moveMaps(
     moves: ReadonlyArray<{ from: string; to: string; meta: object; replace: boolean }>,
@@ -404,19 +406,22 @@ export class InstanceStore {
           for (const key of await request(store.getAllKeys(this.mapRange(to)), doing)) names.push((key as [string, string])[1]);
           store.delete(this.mapRange(to));
         }
-        await new Promise<void>((resolve, reject) => {
-          const req = store.openCursor(this.mapRange(from));
-          req.onerror = () => reject(storageError(req.error, doing));
-          req.onsuccess = () => {
-            const cursor = req.result;
-            if (!cursor) return resolve();
-            const instance = (cursor.primaryKey as [string, string])[1];
-            attempt(doing, () => store.put(cursor.value, [to, instance]));
-            cursor.delete();
+        // A page of instances per round trip (a cursor took one for each), then one range delete.
+        for (let after: string | undefined; ; ) {
+          const page = after === undefined ? this.mapRange(from) : this.keyRange.bound([from, after], [from, []], true, true);
+          const [keys, values] = await Promise.all([
+            request(store.getAllKeys(page, MOVE_PAGE), doing),
+            request(store.getAll(page, MOVE_PAGE), doing),
+          ]);
+          keys.forEach((key, i) => {
+            const instance = (key as [string, string])[1];
+            attempt(doing, () => store.put(values[i], [to, instance]));
             names.push(instance);
-            cursor.continue();
-          };
-        });
+          });
+          if (keys.length < MOVE_PAGE) break;
+          after = names.at(-1);
+        }
+        store.delete(this.mapRange(from));
         attempt(doing, () => maps.put(meta, to));
         changed.set(to, names);
       }
