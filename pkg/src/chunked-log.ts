@@ -139,7 +139,8 @@ export class ChunkedLog<I, R extends { sequence: number }> {
 
   /**
    * One locked transaction over the state and `current` (its records checked), shared with the
-   * other writes of this context to the log (group-commit.ts) unless it deletes a range.
+   * other writes of this context to the log (group-commit.ts) unless `deletesRange` (a range
+   * delete runs in a batch of its own).
    */
   private write<T>(
     options: WriteOptions,
@@ -154,7 +155,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       deleteRange?: readonly [string, string];
       result: T;
     },
-    alone = false,
+    { deletesRange = false }: { deletesRange?: boolean } = {},
   ): Promise<T> {
     return commit(this.ctx, this.name, options, {
       locks: this.lock(),
@@ -168,7 +169,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
         if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
         return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
       },
-      alone,
+      alone: deletesRange,
     });
   }
 
@@ -343,7 +344,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
           result: plan.dropped,
         };
       },
-      true,
+      { deletesRange: true },
     );
   }
 }
