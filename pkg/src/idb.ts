@@ -419,7 +419,7 @@ export class InstanceStore {
             names.push(instance);
           });
           if (keys.length < MOVE_PAGE) break;
-          after = names.at(-1);
+          after = (keys.at(-1) as [string, string])[1];
         }
         store.delete(this.mapRange(from));
         attempt(doing, () => maps.put(meta, to));
