@@ -8,7 +8,7 @@ import { type TestContext, test } from "node:test";
 import type { Page } from "playwright-core";
 import { refPartition } from "../shared/reference.js";
 import "./page-types.js";
-import { openTab, persistentContext, screenshot, serveWww } from "./harness.js";
+import { openTab, persistentContext, screenshot, serveWww, until } from "./harness.js";
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -501,6 +501,8 @@ test("backup: SetAttributes requests for the Python sample, one file per flow, i
   await page.getByLabel("Reference SDK sample").selectOption("python");
   await page.getByRole("button", { name: "SetAttributes requests" }).click();
   await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Wrote"));
+  // The page clicks one link per file before it says so; the browser reports each download later.
+  await until("the second download", async () => downloads.length >= 2, 10_000);
   const files = new Map(await Promise.all(downloads));
   assert.deepEqual([...files.keys()].sort(), [
     "set-attributes-chunked-subscriber-archive-1.json",
