@@ -315,7 +315,9 @@ async function launchWebKit(profileDir: string): Promise<EngineBrowser> {
     queue = run.catch(() => undefined);
     return run;
   };
-  const unused = [await wd.getWindowHandle()]; // windows no tab uses: the session's first, and closed tabs
+  // The session's first window opens every tab and is never one: a window a script opened can
+  // close itself, and the session never runs out of windows.
+  const opener = await wd.getWindowHandle();
   let next = 0;
   const tab = (handle: string): Tab => {
     const errors: string[] = [];
@@ -358,21 +360,17 @@ async function launchWebKit(profileDir: string): Promise<EngineBrowser> {
       },
       goto: (url) => inWindow(async () => void (await wd.url(url))),
       screenshot: (path) => inWindow(async () => void (await wd.saveScreenshot(path))),
-      // WebKitWebDriver answers a window's close with no windows left, on which webdriverio
-      // ends the session: a closed tab is emptied instead (its page unloads, as on a close)
-      // and kept for the next tab.
-      close: () =>
-        inWindow(async () => {
-          await wd.url("about:blank");
-          unused.push(handle);
-        }),
+      // Closed by its own script, not by WebDriver's close (which WebKitWebDriver answers with
+      // no windows left, ending webdriverio's session) nor by navigating away (WebKit may keep
+      // the page in its back-forward cache, frozen with a transaction open, which then holds
+      // every later transaction of the origin).
+      close: () => inWindow(async () => void (await wd.execute("window.close()"))),
     } as Tab;
   };
   const newTab = () =>
     serial(async () => {
-      const reused = unused.pop();
-      if (reused !== undefined) return tab(reused);
       // WebKitWebDriver's "new window" answers the current window; a page's window.open opens one.
+      await wd.switchToWindow(opener);
       const before = new Set(await wd.getWindowHandles());
       await wd.execute("window.open('about:blank', '_blank')");
       for (;;) {
