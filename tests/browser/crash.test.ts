@@ -10,6 +10,8 @@ import { dispose, ENGINE, type EngineBrowser, launchBrowser, type Tab } from "./
 import { openPage, type StaticServer, serveWww, until, within } from "./harness.js";
 
 const KEEP_DATA = { keepData: true };
+/** Each test fails on its own, by name, well before the file's timeout if something hangs. */
+const STEP_BOUND = { timeout: 180_000 };
 
 let server: StaticServer;
 before(async () => {
@@ -21,7 +23,7 @@ after(async () => {
 
 /** Every invariant a chunked log keeps, checked from its stored instances after the fact. */
 async function logInvariants(page: Tab, db: string, chunkSize: number): Promise<{ problems: string[]; total: number }> {
-  return page.evaluate(
+  const checked = page.evaluate(
     async ({ db, chunkSize }) => {
       const archive = await window.attrmap.openAttrmap({ name: db }).subscriberArchive({ chunkSize });
       const state = await archive.log.state();
@@ -54,6 +56,7 @@ async function logInvariants(page: Tab, db: string, chunkSize: number): Promise<
     },
     { db, chunkSize },
   );
+  return within(`the log "${db}" to be read back`, checked);
 }
 
 /** Starts a stream of single appends (with rollovers every 10) that runs until the tab dies; returns once 45 have committed. */
@@ -74,19 +77,19 @@ async function startAppendStream(page: Tab, db: string): Promise<void> {
   await until("45 appends to commit", async () => (await appended()) >= 45);
 }
 
-test("a tab closed in the middle of a stream of appends and rollovers leaves a valid log", async (t) => {
+test("a tab closed in the middle of a stream of appends and rollovers leaves a valid log", STEP_BOUND, async (t) => {
   const browser = await launchBrowser();
   t.after(() => dispose(browser));
   const writer = await openPage(browser, server.origin);
   await startAppendStream(writer, "closed-tab");
-  await writer.close(); // no beforeunload: the tab just goes, transactions in flight included
+  await within("the writer's tab to close", writer.close()); // no beforeunload: transactions in flight go too
   const checker = await openPage(browser, server.origin);
   const { problems, total } = await logInvariants(checker, "closed-tab", 10);
   assert.deepEqual(problems, []);
   assert.ok(total >= 45, `only ${total} appends landed`);
 });
 
-test("a browser killed in the middle of a stream of appends leaves a valid log on reopen", async (t) => {
+test("a browser killed in the middle of a stream of appends leaves a valid log on reopen", STEP_BOUND, async (t) => {
   const killed = await launchBrowser(ENGINE, undefined, KEEP_DATA);
   const writer = await openPage(killed, server.origin);
   await startAppendStream(writer, "killed");
@@ -99,88 +102,92 @@ test("a browser killed in the middle of a stream of appends leaves a valid log o
   assert.ok(total >= 45, `only ${total} appends survived`);
 });
 
-test("a browser killed three times while resizing 20,000 entries: every entry once, right, a later resize works", async (t) => {
-  const ENTRIES = 20_000;
-  // Every browser of the test is closed however it ends, and every step is bounded, so a hang
-  // fails where it happens instead of holding the file until its timeout.
-  const launched: EngineBrowser[] = [];
-  const launch = async (step: string, profileDir?: string) => {
-    const browser = await within(`${step}: the browser to start`, launchBrowser(ENGINE, profileDir, KEEP_DATA));
-    launched.push(browser);
-    return browser;
-  };
-  const setup = await launch("set-up");
-  const profileDir = setup.profileDir;
-  t.after(async () => {
-    for (const browser of launched) await browser.close();
-    rmSync(profileDir, { recursive: true, force: true });
-  });
-  const filled = (await openPage(setup, server.origin)).evaluate(async (n) => {
-    const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m", { partitionCount: 1000 });
-    await map.upsertMany(Array.from({ length: n }, (_, i) => [`key-${i}`, `value-${i}`] as [string, string]));
-  }, ENTRIES);
-  await within(`set-up: ${ENTRIES} entries to be written`, filled);
-  await within("set-up: the browser to close", setup.close());
-  let partitions = 1000;
-  const outcomes: string[] = [];
-  // Killed as the resize starts (reading), half way through its writes, and after its last write (committing).
-  for (const [round, killAt] of [0, 0.5, 1].entries()) {
-    const target = partitions + 500 + round;
-    const killable = await launch(`round ${round}`, profileDir);
-    const page = await openPage(killable, server.origin);
-    await page.evaluate(
-      ({ target }) => {
-        const w = window as unknown as { progress: number; failed: string };
-        w.progress = -1;
-        window.attrmap
-          .openAttrmap({ name: "resized" })
-          .partitionedMap<string>("m")
-          .then((map) => {
-            w.progress = 0;
-            return map.resize(target, { onProgress: (p) => (w.progress = p.done / p.total) });
-          })
-          .catch((e) => (w.failed = String(e)));
-      },
-      { target },
-    );
-    await until(
-      `round ${round}: the resize to reach ${killAt * 100}%`,
-      async () => {
-        const { progress, failed } = await page.evaluate(() => {
-          const w = window as unknown as { progress: number; failed?: string };
-          return { progress: w.progress, failed: w.failed };
-        });
-        assert.equal(failed, undefined, `round ${round}: the resize failed`);
-        return progress >= killAt;
-      },
-      undefined,
-      2,
-    );
-    await within(`round ${round}: the browser to die`, killable.kill());
-    const reopened = await launch(`round ${round}, reopened`, profileDir);
-    const checked = (await openPage(reopened, server.origin)).evaluate(async (n) => {
-      const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m");
-      const seen = new Map<string, string>();
-      let doubled = 0;
-      for await (const [key, value] of map.entries()) {
-        if (seen.has(key)) doubled++;
-        seen.set(key, value);
-      }
-      let wrong = 0;
-      for (let i = 0; i < n; i++) if (seen.get(`key-${i}`) !== `value-${i}`) wrong++;
-      const partitionCount = map.partitionCount;
-      const count = await map.count();
-      await map.resize(partitionCount + 1); // a later resize succeeds
-      return { partitionCount, count, doubled, wrong, size: seen.size, afterResize: await map.count() };
+test(
+  "a browser killed three times while resizing 20,000 entries: every entry once, right, a later resize works",
+  STEP_BOUND,
+  async (t) => {
+    const ENTRIES = 20_000;
+    // Every browser of the test is closed however it ends, and every step is bounded, so a hang
+    // fails where it happens instead of holding the file until its timeout.
+    const launched: EngineBrowser[] = [];
+    const launch = async (step: string, profileDir?: string) => {
+      const browser = await within(`${step}: the browser to start`, launchBrowser(ENGINE, profileDir, KEEP_DATA));
+      launched.push(browser);
+      return browser;
+    };
+    const setup = await launch("set-up");
+    const profileDir = setup.profileDir;
+    t.after(async () => {
+      for (const browser of launched) await browser.close();
+      rmSync(profileDir, { recursive: true, force: true });
+    });
+    const filled = (await openPage(setup, server.origin)).evaluate(async (n) => {
+      const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m", { partitionCount: 1000 });
+      await map.upsertMany(Array.from({ length: n }, (_, i) => [`key-${i}`, `value-${i}`] as [string, string]));
     }, ENTRIES);
-    const check = await within(`round ${round}: the map to be read and resized again after the kill`, checked);
-    await within(`round ${round}: the reopened browser to close`, reopened.close());
-    // As before the resize or as after it, never a mix: every entry once, with its value.
-    assert.ok([partitions, target].includes(check.partitionCount), `round ${round}: ${check.partitionCount} partitions`);
-    const whole = { count: ENTRIES, doubled: 0, wrong: 0, size: ENTRIES, afterResize: ENTRIES };
-    assert.deepEqual({ ...check, partitionCount: undefined }, { ...whole, partitionCount: undefined }, `round ${round}`);
-    outcomes.push(check.partitionCount === target ? "after" : "before");
-    partitions = check.partitionCount + 1;
-  }
-  t.diagnostic(`the killed resizes were found: ${outcomes.join(", ")}`);
-});
+    await within(`set-up: ${ENTRIES} entries to be written`, filled);
+    await within("set-up: the browser to close", setup.close());
+    let partitions = 1000;
+    const outcomes: string[] = [];
+    // Killed as the resize starts (reading), half way through its writes, and after its last write (committing).
+    for (const [round, killAt] of [0, 0.5, 1].entries()) {
+      const target = partitions + 500 + round;
+      const killable = await launch(`round ${round}`, profileDir);
+      const page = await openPage(killable, server.origin);
+      await page.evaluate(
+        ({ target }) => {
+          const w = window as unknown as { progress: number; failed: string };
+          w.progress = -1;
+          window.attrmap
+            .openAttrmap({ name: "resized" })
+            .partitionedMap<string>("m")
+            .then((map) => {
+              w.progress = 0;
+              return map.resize(target, { onProgress: (p) => (w.progress = p.done / p.total) });
+            })
+            .catch((e) => (w.failed = String(e)));
+        },
+        { target },
+      );
+      await until(
+        `round ${round}: the resize to reach ${killAt * 100}%`,
+        async () => {
+          const { progress, failed } = await page.evaluate(() => {
+            const w = window as unknown as { progress: number; failed?: string };
+            return { progress: w.progress, failed: w.failed };
+          });
+          assert.equal(failed, undefined, `round ${round}: the resize failed`);
+          return progress >= killAt;
+        },
+        undefined,
+        2,
+      );
+      await within(`round ${round}: the browser to die`, killable.kill());
+      const reopened = await launch(`round ${round}, reopened`, profileDir);
+      const checked = (await openPage(reopened, server.origin)).evaluate(async (n) => {
+        const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m");
+        const seen = new Map<string, string>();
+        let doubled = 0;
+        for await (const [key, value] of map.entries()) {
+          if (seen.has(key)) doubled++;
+          seen.set(key, value);
+        }
+        let wrong = 0;
+        for (let i = 0; i < n; i++) if (seen.get(`key-${i}`) !== `value-${i}`) wrong++;
+        const partitionCount = map.partitionCount;
+        const count = await map.count();
+        await map.resize(partitionCount + 1); // a later resize succeeds
+        return { partitionCount, count, doubled, wrong, size: seen.size, afterResize: await map.count() };
+      }, ENTRIES);
+      const check = await within(`round ${round}: the map to be read and resized again after the kill`, checked);
+      await within(`round ${round}: the reopened browser to close`, reopened.close());
+      // As before the resize or as after it, never a mix: every entry once, with its value.
+      assert.ok([partitions, target].includes(check.partitionCount), `round ${round}: ${check.partitionCount} partitions`);
+      const whole = { count: ENTRIES, doubled: 0, wrong: 0, size: ENTRIES, afterResize: ENTRIES };
+      assert.deepEqual({ ...check, partitionCount: undefined }, { ...whole, partitionCount: undefined }, `round ${round}`);
+      outcomes.push(check.partitionCount === target ? "after" : "before");
+      partitions = check.partitionCount + 1;
+    }
+    t.diagnostic(`the killed resizes were found: ${outcomes.join(", ")}`);
+  },
+);

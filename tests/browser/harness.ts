@@ -191,7 +191,7 @@ export async function openPage(browser: EngineBrowser, origin: string, path = TE
  * hangs fails the test where it hangs (and lets its browsers be disposed) instead of holding the
  * whole file until its timeout.
  */
-export function within<T>(what: string, promise: Promise<T>, ms = 120_000): Promise<T> {
+export function within<T>(what: string, promise: Promise<T>, ms = 60_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`gave up after ${ms / 1000} s waiting for ${what}`)), ms);
@@ -200,7 +200,7 @@ export function within<T>(what: string, promise: Promise<T>, ms = 120_000): Prom
 }
 
 /** Polls `check` every `everyMs` until it returns true; fails naming `what` after `ms`. */
-export async function until(what: string, check: () => Promise<boolean>, ms = 120_000, everyMs = 20): Promise<void> {
+export async function until(what: string, check: () => Promise<boolean>, ms = 60_000, everyMs = 20): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await within(what, check(), Math.max(0, deadline - Date.now())))) {
     if (Date.now() >= deadline) throw new Error(`gave up after ${ms / 1000} s waiting for ${what}`);
