@@ -24,9 +24,9 @@ for (const [path, pkg] of [
   ["/vendor/idb-keyval.js", "idb-keyval/dist/index.js"],
 ])
   server.files.set(path!, { type: "text/javascript", body: readFileSync(require.resolve(pkg!), "utf8") });
-// WebKit runs under WebDriver, which keeps site data in memory: its figures are for an
-// in-memory IndexedDB (the driverless mode that stores on disk hung in this bench: BENCHMARKS.md).
-const browser = await launchBrowser(ENGINE);
+// On disk in every engine: WebKit without a driver (under WebDriver its site data would be
+// in memory only; see LaunchOptions.keepData).
+const browser = await launchBrowser(ENGINE, undefined, { keepData: true });
 
 const results = new Map<Contender, BenchResult[]>(CONTENDERS.map((c) => [c, []]));
 let previous: string | undefined;
@@ -37,8 +37,8 @@ for (let round = 0; round < ROUNDS; round++) {
     const result = await tab.evaluate(
       async ({ who, options, path, previous }) => {
         // The previous contender's tab is closed: its database can go now, before the timing.
-        // Under WebKit's drivers a closed tab is only navigated away, and its connection may
-        // outlive it a moment: the deletion is awaited 2 s at most, and finishes later if need be.
+        // WebKit without a driver closes a tab by a message the page reads a moment later, so its
+        // connection may outlive the close: the deletion is awaited 2 s at most, and finishes later.
         if (previous)
           await new Promise((r) => {
             indexedDB.deleteDatabase(previous).onsuccess = r;
@@ -69,7 +69,7 @@ const median = (xs: number[]) => {
 };
 const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} us`);
 console.log(
-  `\nStorage in ${ENGINE} (${ENGINE === "webkit" ? "in memory, under WebDriver" : "on-disk profile"}), ` +
+  `\nStorage in ${ENGINE} (on-disk profile), ` +
     `${OPTIONS.size.toLocaleString("en")} profiles and subscribers stored, ` +
     `${ROUNDS} rounds: median time per operation; attrmap's ratio to each peer, median (min to max of the rounds)`,
 );

@@ -511,7 +511,11 @@ async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
         clearTimeout(late);
       },
       screenshot: () => Promise.reject(new Error("WebKit without a driver takes no screenshots")),
-      close: async () => navigate(state, "about:blank"),
+      // Closed by its own script (its opener's window.open made it closable), as under WebDriver.
+      close: async () => {
+        send(state, { id: -1, fn: "() => void window.close()", arg: null });
+        state.poll = undefined;
+      },
     };
     return { id, state, tab };
   };
