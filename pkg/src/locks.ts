@@ -208,7 +208,6 @@ const MAX_INSTANCE_LOCKS = 16;
 
 /** The locks to take for `requests`: one per name (exclusive wins), escalated per map past MAX_INSTANCE_LOCKS. */
 function plan(requests: readonly LockRequest[]): Map<string, LockRequest> {
-  if (requests.length === 1) return new Map([[nameOf(requests[0]!.key), requests[0]!]]); // most writes
   const perMap = new Map<string, number>();
   for (const r of requests) {
     if (r.key.instance === undefined) continue;
