@@ -106,30 +106,27 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     return (this.view = stored ?? openChunked(this.name, undefined, this.chunkSize).view);
   }
 
-  /** A stored chunk, checked: an array of records of this log, each with a sequence for the core to check. */
-  private chunk(instance: string, raw: unknown, view: LogView): R[] {
-    if (raw === undefined) return [];
+  /**
+   * A stored chunk, checked: an array of records of this log, with their sequences for the core
+   * to check (gathered in the same plain loop: a chunk is walked once per read).
+   */
+  private chunk(instance: string, raw: unknown, view: LogView): { records: R[]; sequences: Float64Array } {
+    if (raw === undefined) return { records: [], sequences: new Float64Array(0) };
     if (!Array.isArray(raw)) throw corrupt(this.name, instance, `a chunk must be an array, found ${args.describeType(raw)}`);
     const longest = Math.max(...view.meta.segments.map((s) => s.chunkSize));
     if (raw.length > longest)
       throw corrupt(this.name, instance, `it holds ${raw.length} records, more than any chunk of this log (${longest})`);
-    raw.forEach((record: unknown, i) => {
+    const sequences = new Float64Array(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      const record: unknown = raw[i];
       const problem =
         typeof record !== "object" || record === null ? `it is ${args.describeType(record)}` : this.kind.problem(record);
       if (problem !== undefined)
         throw corrupt(this.name, instance, `record ${i} is not a ${this.kind.recordName} record: ${problem}`);
-    });
-    return raw as R[];
-  }
-
-  private static sequences(chunk: ReadonlyArray<{ sequence: unknown }>): Float64Array {
-    // A plain loop: Float64Array.from with a mapping function was a tenth of a page read in V8.
-    const sequences = new Float64Array(chunk.length);
-    for (let i = 0; i < chunk.length; i++) {
-      const s = chunk[i]!.sequence;
+      const s = (record as { sequence: unknown }).sequence;
       sequences[i] = typeof s === "number" ? s : NaN;
     }
-    return sequences;
+    return { records: raw as R[], sequences };
   }
 
   private lock(): [{ key: ReturnType<typeof lockKey>; mode: "exclusive" }] {
@@ -164,8 +161,8 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       compute: ({ meta, values }) => {
         const view = this.adopt(meta);
         const current = this.chunk(core.CURRENT, values[0], view);
-        core.pageNext(view.log, core.CURRENT, values[0] !== undefined, ChunkedLog.sequences(current), this.kind.recordName);
-        const writes = change(view, current);
+        core.pageNext(view.log, core.CURRENT, values[0] !== undefined, current.sequences, this.kind.recordName);
+        const writes = change(view, current.records);
         if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
         return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
       },
@@ -208,22 +205,18 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     });
   }
 
-  /** Reads the chunk of `token` with the log's metadata; checks both. */
+  /**
+   * Reads the chunk of `token` with the log's metadata and checks both: the token is checked
+   * against the layout read in the same transaction, so a chunk size another tab set since
+   * this object last looked is no surprise.
+   */
   private async read(token: string): Promise<Read<R>> {
-    let instance: string;
-    try {
-      instance = core.isCurrentToken(token, this.view.log.book.subarray(2)) ? core.CURRENT : token;
-    } catch (e) {
-      // Maybe a chunk size another tab set since this object last read the layout.
-      if (!(e instanceof AttrmapError && e.code === "invalid_page_token")) throw e;
-      const { meta } = await this.ctx.store.read(this.name, []);
-      instance = core.isCurrentToken(token, this.adopt(meta).log.book.subarray(2)) ? core.CURRENT : token;
-    }
+    const instance = token === "" ? core.CURRENT : token; // the core reads "" as `current`; pageNext checks the rest
     const { meta, values } = await this.ctx.store.read(this.name, [instance]);
     const view = this.adopt(meta);
     const chunk = this.chunk(instance, values[0], view);
-    const next = core.pageNext(view.log, token, values[0] !== undefined, ChunkedLog.sequences(chunk), this.kind.recordName);
-    return { token: instance, chunk, next, view };
+    const next = core.pageNext(view.log, token, values[0] !== undefined, chunk.sequences, this.kind.recordName);
+    return { token: instance, chunk: chunk.records, next, view };
   }
 
   /**
