@@ -58,14 +58,28 @@ pub fn validate_page_token(token: &str, segments: &Segments) -> Result<PageToken
 }
 
 fn format_token(first_sequence: u128) -> String {
-    format!("{first_sequence:0width$}", width = TOKEN_DIGITS)
+    zero_padded(first_sequence, TOKEN_DIGITS)
+}
+
+/// `value` in decimal, zero-padded to `width` digits. Written out because core's `Display`
+/// for u128 would be the only 128-bit formatting in the wasm module (1.3 KB of it).
+fn zero_padded(value: u128, width: usize) -> String {
+    let mut digits = Vec::with_capacity(width.max(TOKEN_DIGITS + 1));
+    let mut rest = value;
+    while rest > 0 || digits.len() < width.max(1) {
+        digits.push(char::from(b'0' + (rest % 10) as u8));
+        rest /= 10;
+    }
+    digits.iter().rev().collect()
 }
 
 /// The token an archived chunk is stored under: its first sequence as 20 digits.
 pub fn archive_chunk_token(first_sequence: u128) -> Result<String> {
     if first_sequence == 0 || first_sequence > MAX_TOKEN_VALUE {
         return Err(Error::invalid_argument(format!(
-            "firstSequence must be an integer from 1 to {MAX_TOKEN_VALUE}, got {first_sequence}"
+            "firstSequence must be an integer from 1 to {}, got {}",
+            zero_padded(MAX_TOKEN_VALUE, 0),
+            zero_padded(first_sequence, 0)
         )));
     }
     Ok(format_token(first_sequence))
@@ -84,7 +98,8 @@ pub fn archive_chunk_token_of_decimal(decimal: &str) -> Result<String> {
     match value {
         Some(Some(v)) => archive_chunk_token(v),
         Some(None) => Err(Error::invalid_argument(format!(
-            "firstSequence must be an integer from 1 to {MAX_TOKEN_VALUE}, got {}",
+            "firstSequence must be an integer from 1 to {}, got {}",
+            zero_padded(MAX_TOKEN_VALUE, 0),
             clip(decimal)
         ))),
         None => Err(Error::invalid_argument(format!("firstSequence must be decimal digits, got \"{}\"", clip(decimal)))),
@@ -95,6 +110,15 @@ pub fn archive_chunk_token_of_decimal(decimal: &str) -> Result<String> {
 mod tests {
     use super::*;
     use crate::layout::{ChunkSize, Segment};
+
+    #[test]
+    fn zero_padded_spells_what_core_formatting_spells() {
+        let values = [0, 1, 9, 10, 100, u128::from(u64::MAX), u128::from(u64::MAX) + 1, MAX_TOKEN_VALUE, u128::MAX];
+        for value in values {
+            assert_eq!(zero_padded(value, 0), format!("{value}"));
+            assert_eq!(zero_padded(value, TOKEN_DIGITS), format!("{value:020}"));
+        }
+    }
 
     fn check(token: &str) -> Result<PageToken> {
         validate_page_token(token, &Segments::single(ChunkSize::default()))
