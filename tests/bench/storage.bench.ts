@@ -1,9 +1,9 @@
 // make bench, storage part: attrmap beside the fastest correct plain-IndexedDB code for the
 // same work (the floor), Dexie and idb-keyval, in one browser with an on-disk profile:
-// Chromium unless BENCH_ENGINE says firefox or webkit. Several rounds; in each, every contender
-// runs in a fresh tab on a fresh database, in an order rotated from round to round. Printed:
-// the median time per operation and, for attrmap, its ratio to each peer with the spread of
-// the per-round ratios. Figures, not tests. The page side is tests/shared/storage-bench.ts.
+// Chromium unless BENCH_ENGINE says firefox or webkit. Several rounds, each in a fresh tab where
+// every contender gets a fresh database; single operations take turns in blocks (interleaved, in
+// tests/shared/storage-bench.ts, the page side). Printed: the median time per operation and, for
+// attrmap, its ratio to each peer with the spread of the per-round ratios. Figures, not tests.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import "../browser/page-types.js";
@@ -13,8 +13,8 @@ import { type BenchOptions, type BenchResult, type Contender, ROWS } from "../sh
 
 const ENGINE = (process.env.BENCH_ENGINE ?? "chromium") as EngineName;
 if (!ENGINES.includes(ENGINE)) throw new Error(`BENCH_ENGINE must be one of ${ENGINES.join(", ")}, not ${ENGINE}`);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const OPTIONS = { size: Number(process.env.BENCH_SIZE ?? 10_000), ops: 200, bulk: 100_000, concurrent: 1000 };
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const OPTIONS = { size: Number(process.env.BENCH_SIZE ?? 10_000), ops: 500, bulk: 100_000, concurrent: 1000 };
 const CONTENDERS: Contender[] = ["attrmap", "raw", "dexie", "idb-keyval"];
 
 const require = createRequire(import.meta.url);
@@ -28,33 +28,46 @@ for (const [path, pkg] of [
 // in memory only; see LaunchOptions.keepData).
 const browser = await launchBrowser(ENGINE, undefined, { keepData: true });
 
+/**
+ * The order the contenders are set up and run their concurrent and bulk rows in, in `round`:
+ * a Williams design, in which over every CONTENDERS.length rounds each contender goes first
+ * once and right after each other contender once. (A plain rotation would keep every contender
+ * behind the same one, in that one's background work.)
+ */
+function order(round: number): Contender[] {
+  const n = CONTENDERS.length;
+  const first = Array.from({ length: n }, (_, i) => (i % 2 ? (i + 1) / 2 : (n - i / 2) % n));
+  return first.map((c) => CONTENDERS[(c + round) % n]!);
+}
+
 const results = new Map<Contender, BenchResult[]>(CONTENDERS.map((c) => [c, []]));
-let previous: string | undefined;
+let previous: string[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length]!);
-  for (const who of order) {
-    const tab = await openPage(browser, server.origin);
-    const result = await tab.evaluate(
-      async ({ who, options, path, previous }) => {
-        // The previous contender's tab is closed: its database can go now, before the timing.
-        // WebKit without a driver closes a tab by a message the page reads a moment later, so its
-        // connection may outlive the close: the deletion is awaited 2 s at most, and finishes later.
-        if (previous)
-          await new Promise((r) => {
-            indexedDB.deleteDatabase(previous).onsuccess = r;
-            setTimeout(r, 2000);
-          });
-        const bench = (await import(`${path}storage-bench.js`)) as typeof import("../shared/storage-bench.js");
-        const Dexie = ((await import("/vendor/dexie.mjs" as string)) as { Dexie: BenchLibraryDexie }).Dexie;
-        const idbKeyval = (await import("/vendor/idb-keyval.js" as string)) as BenchLibraryKeyval;
-        return bench.runContender(who, { attrmap: window.attrmap, Dexie, idbKeyval }, options);
-      },
-      { who, options: { ...OPTIONS, round } satisfies BenchOptions, path: SHARED_PATH, previous },
-    );
-    await tab.close();
-    previous = `bench-${who}-${round}`;
-    results.get(who)!.push(result);
-  }
+  const tab = await openPage(browser, server.origin);
+  const result = await tab.evaluate(
+    async ({ order, options, path, previous }) => {
+      // The previous round's tab is closed: its databases can go now, before the timing.
+      // WebKit without a driver closes a tab by a message the page reads a moment later, so its
+      // connections may outlive the close: each deletion is awaited 2 s at most, and finishes later.
+      await Promise.all(
+        previous.map(
+          (name) =>
+            new Promise((r) => {
+              indexedDB.deleteDatabase(name).onsuccess = r;
+              setTimeout(r, 2000);
+            }),
+        ),
+      );
+      const bench = (await import(`${path}storage-bench.js`)) as typeof import("../shared/storage-bench.js");
+      const Dexie = ((await import("/vendor/dexie.mjs" as string)) as { Dexie: BenchLibraryDexie }).Dexie;
+      const idbKeyval = (await import("/vendor/idb-keyval.js" as string)) as BenchLibraryKeyval;
+      return bench.runRound({ attrmap: window.attrmap, Dexie, idbKeyval }, order, options);
+    },
+    { order: order(round), options: { ...OPTIONS, round } satisfies BenchOptions, path: SHARED_PATH, previous },
+  );
+  await tab.close();
+  previous = CONTENDERS.map((who) => `bench-${who}-${round}`);
+  for (const who of CONTENDERS) results.get(who)!.push(result[who]!);
   process.stderr.write(`round ${round + 1} of ${ROUNDS} done\n`);
 }
 await dispose(browser);

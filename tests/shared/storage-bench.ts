@@ -1,7 +1,8 @@
 // The storage bench's page side (make bench): the same work done by attrmap, by the fastest
 // correct plain-IndexedDB code (the floor), and by Dexie and idb-keyval where they can do it.
-// Each contender gets a fresh database per round, deleted before the next one runs, so no
-// contender runs in storage another one grew. It imports no library: they are passed in.
+// Each contender gets a fresh database per round, all of them deleted before the next round;
+// within a round the contenders take turns, so they run in the same storage at the same time.
+// It imports no library: they are passed in.
 import type * as Attrmap from "attrmap";
 import type { Dexie as DexieClass } from "dexie";
 import type * as IdbKeyval from "idb-keyval";
@@ -73,13 +74,34 @@ async function timed(out: BenchResult, row: string, n: number, work: () => Promi
 
 /** Operations run before each sequential row is timed: every contender's code is compiled and warm when timing starts. */
 const WARM_UP = 20;
+/** Sequential operations a contender runs in one turn of an interleaved row. */
+export const BLOCK = 50;
 
-/** Times `n` operations, each awaited before the next, after WARM_UP untimed ones (`op` gets 0 to WARM_UP + n - 1). */
-async function sequential(out: BenchResult, row: string, n: number, op: (i: number) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < WARM_UP; i++) await op(i);
-  await timed(out, row, n, async () => {
-    for (let i = WARM_UP; i < WARM_UP + n; i++) await op(i);
-  });
+/**
+ * Times `ops` sequential operations of each contender, each awaited before the next, after
+ * WARM_UP untimed ones (a contender's `op` gets 0 to WARM_UP + ops - 1). The contenders take
+ * turns in blocks of BLOCK operations, the order of the turns rotating, so that whatever the
+ * machine does meanwhile (disk flushes, compaction, another process) falls on all of them alike;
+ * a block is long enough for each one's code to run warm.
+ */
+async function interleaved(
+  results: Map<Contender, BenchResult>,
+  row: string,
+  ops: number,
+  contenders: Array<readonly [Contender, (i: number) => Promise<unknown>]>,
+): Promise<void> {
+  const spent = new Map<Contender, number>();
+  for (const [, op] of contenders) for (let i = 0; i < WARM_UP; i++) await op(i);
+  for (let block = 0; block * BLOCK < ops; block++) {
+    for (let turn = 0; turn < contenders.length; turn++) {
+      const [who, op] = contenders[(turn + block) % contenders.length]!;
+      const from = WARM_UP + block * BLOCK;
+      const t0 = performance.now();
+      for (let i = from; i < from + BLOCK; i++) await op(i);
+      spent.set(who, (spent.get(who) ?? 0) + performance.now() - t0);
+    }
+  }
+  for (const [who, time] of spent) results.get(who)![row] = time / (Math.ceil(ops / BLOCK) * BLOCK);
 }
 
 /** The rows' names, in the order they are printed. */
@@ -100,51 +122,78 @@ interface Work {
   putMany(ps: Profile[]): Promise<unknown>;
   register?(s: ReturnType<typeof subscriber>): Promise<unknown>;
   page?(token: string): Promise<unknown>;
-}
-
-/** Times every row `work` can do, on a store already holding `o.size` profiles (and subscribers). */
-async function timeRows(out: BenchResult, o: BenchOptions, work: Work): Promise<void> {
-  await sequential(out, ROWS.upsert, o.ops, (i) => work.upsert(profile(o.size + i)));
-  await sequential(out, ROWS.get, o.ops, (i) => work.get(`user${storedIndex(i, o.size)}@example.com`));
-  const { register, page } = work;
-  if (register) await sequential(out, ROWS.register, o.ops, (i) => register(subscriber(o.size + i)));
-  const chunks = Math.floor(o.size / CHUNK);
-  if (page) await sequential(out, ROWS.page, o.ops, (i) => page(token(storedIndex(i, chunks))));
-  const base = o.size + WARM_UP + o.ops;
-  await timed(out, ROWS.concurrent, o.concurrent, () =>
-    Promise.all(Array.from({ length: o.concurrent }, (_, i) => work.upsert(profile(base + i)))),
-  );
-  if (o.bulk > 0) {
-    const records = Array.from({ length: o.bulk }, (_, i) => profile(1_000_000 + i));
-    await timed(out, ROWS.bulk, o.bulk, () => work.putMany(records));
-  }
+  /** Closes the contender's connection (idb-keyval cannot: the caller deletes its database once the tab is gone). */
+  close(): void;
 }
 
 /**
- * Runs every row `who` can do, in the database `bench-<who>-<round>`. idb-keyval cannot close
- * its connection, so the caller deletes the database once the tab is gone.
+ * One round: every contender of `order` gets a fresh database `bench-<who>-<round>` holding
+ * `o.size` profiles (and subscribers); the sequential rows run interleaved, then each
+ * contender's concurrent row and then each one's bulk row, one contender after another in `order`.
  */
-export async function runContender(who: Contender, libs: BenchLibraries, o: BenchOptions): Promise<BenchResult> {
-  const out: BenchResult = {};
-  const run = { attrmap: runAttrmap, raw: runRaw, dexie: runDexie, "idb-keyval": runIdbKeyval }[who];
-  await run(libs, `bench-${who}-${o.round}`, o, out);
-  return out;
+export async function runRound(libs: BenchLibraries, order: Contender[], o: BenchOptions): Promise<Record<string, BenchResult>> {
+  const setUp = { attrmap: setUpAttrmap, raw: setUpRaw, dexie: setUpDexie, "idb-keyval": setUpIdbKeyval };
+  const works: Array<readonly [Contender, Work]> = [];
+  for (const who of order) works.push([who, await setUp[who](libs, `bench-${who}-${o.round}`, o)]);
+  const results = new Map<Contender, BenchResult>(order.map((who) => [who, {}]));
+  const each = (op: (w: Work) => ((i: number) => Promise<unknown>) | undefined) =>
+    works.flatMap(([who, w]) => {
+      const f = op(w);
+      return f ? [[who, f] as const] : [];
+    });
+  await interleaved(
+    results,
+    ROWS.upsert,
+    o.ops,
+    each((w) => (i) => w.upsert(profile(o.size + i))),
+  );
+  await interleaved(
+    results,
+    ROWS.get,
+    o.ops,
+    each((w) => (i) => w.get(`user${storedIndex(i, o.size)}@example.com`)),
+  );
+  await interleaved(
+    results,
+    ROWS.register,
+    o.ops,
+    each((w) => w.register && ((i) => w.register!(subscriber(o.size + i)))),
+  );
+  const chunks = Math.floor(o.size / CHUNK);
+  await interleaved(
+    results,
+    ROWS.page,
+    o.ops,
+    each((w) => w.page && ((i) => w.page!(token(storedIndex(i, chunks))))),
+  );
+  const base = o.size + WARM_UP + o.ops;
+  const records = Array.from({ length: o.bulk }, (_, i) => profile(1_000_000 + i));
+  // Every concurrent row before any bulk one: a bulk import leaves the storage busy for a while.
+  for (const [who, work] of works)
+    await timed(results.get(who)!, ROWS.concurrent, o.concurrent, () =>
+      Promise.all(Array.from({ length: o.concurrent }, (_, i) => work.upsert(profile(base + i)))),
+    );
+  for (const [who, work] of works) {
+    if (o.bulk > 0) await timed(results.get(who)!, ROWS.bulk, o.bulk, () => work.putMany(records));
+    work.close();
+  }
+  return Object.fromEntries(results);
 }
 
-async function runAttrmap({ attrmap }: BenchLibraries, name: string, o: BenchOptions, out: BenchResult): Promise<void> {
+async function setUpAttrmap({ attrmap }: BenchLibraries, name: string, o: BenchOptions): Promise<Work> {
   const store = attrmap.openAttrmap({ name });
   const dir = await store.customerDirectory();
   const archive = await store.subscriberArchive();
   await dir.upsertProfiles(Array.from({ length: o.size }, (_, i) => profile(i)));
   await archive.registerSubscribers(Array.from({ length: o.size }, (_, i) => subscriber(i)));
-  await timeRows(out, o, {
+  return {
     upsert: (p) => dir.upsertProfile(p),
     get: (email) => dir.getProfile(email),
     putMany: (ps) => dir.upsertProfiles(ps),
     register: (sub) => archive.registerSubscriber(sub),
     page: (t) => archive.getSubscriberPage(t),
-  });
-  store.close();
+    close: () => store.close(),
+  };
 }
 
 /** The floor's database: a store "partitions" (Maps under partition names) and a store "log". */
@@ -214,7 +263,7 @@ export function rawProfiles(db: IDBDatabase, locks: string, partitions: number) 
  * from the test's reference implementation, a Web Lock around each read-modify-write, and
  * reads that resolve at their request's success.
  */
-async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: BenchResult): Promise<void> {
+async function setUpRaw(_: BenchLibraries, name: string, o: BenchOptions): Promise<Work> {
   const db = await openRawDatabase(name);
   const { putMany: putProfiles, upsert, get } = rawProfiles(db, name, PARTITIONS);
   interface State {
@@ -248,34 +297,34 @@ async function runRaw(_: BenchLibraries, name: string, o: BenchOptions, out: Ben
   const page = async (t: string) => promisify(db.transaction("log").objectStore("log").get(t));
   await putProfiles(Array.from({ length: o.size }, (_, i) => profile(i)));
   await append(Array.from({ length: o.size }, (_, i) => subscriber(i)));
-  await timeRows(out, o, { upsert, get, putMany: putProfiles, register: (sub) => append([sub]), page });
-  db.close();
+  return { upsert, get, putMany: putProfiles, register: (sub) => append([sub]), page, close: () => db.close() };
 }
 
 /** Dexie as its users would store profiles: one record per canonical email. */
-async function runDexie({ Dexie }: BenchLibraries, name: string, o: BenchOptions, out: BenchResult): Promise<void> {
+async function setUpDexie({ Dexie }: BenchLibraries, name: string, o: BenchOptions): Promise<Work> {
   const db = new Dexie(name);
   db.version(1).stores({ profiles: "" });
   const profiles = db.table<Profile, string>("profiles");
   const keyed = (ps: Profile[]) => ps.map((p) => refCanonical(p.emailAddress));
   const initial = Array.from({ length: o.size }, (_, i) => profile(i));
   await profiles.bulkPut(initial, keyed(initial));
-  await timeRows(out, o, {
+  return {
     upsert: (p) => profiles.put(p, refCanonical(p.emailAddress)),
     get: (email) => profiles.get(email),
     putMany: (ps) => profiles.bulkPut(ps, keyed(ps)),
-  });
-  db.close();
+    close: () => db.close(),
+  };
 }
 
 /** idb-keyval: one key per canonical email in its own database. */
-async function runIdbKeyval({ idbKeyval }: BenchLibraries, name: string, o: BenchOptions, out: BenchResult): Promise<void> {
+async function setUpIdbKeyval({ idbKeyval }: BenchLibraries, name: string, o: BenchOptions): Promise<Work> {
   const store = idbKeyval.createStore(name, "keyval");
   const entries = (ps: Profile[]) => ps.map((p) => [refCanonical(p.emailAddress), p] as [string, Profile]);
   await idbKeyval.setMany(entries(Array.from({ length: o.size }, (_, i) => profile(i))), store);
-  await timeRows(out, o, {
+  return {
     upsert: (p) => idbKeyval.set(refCanonical(p.emailAddress), p, store),
     get: (email) => idbKeyval.get(email, store),
     putMany: (ps) => idbKeyval.setMany(entries(ps), store),
-  });
+    close: () => {},
+  };
 }
