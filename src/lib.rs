@@ -34,3 +34,9 @@ pub use token::{
     archive_chunk_token, archive_chunk_token_of_decimal, parse_token_digits, validate_page_token, PageToken, CURRENT,
     MAX_TOKEN_VALUE,
 };
+
+// Talc instead of the default dlmalloc: the same job in about a third of the code
+// (BENCHMARKS.md, "Size of what ships"). The module is single-threaded (no atomics).
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
