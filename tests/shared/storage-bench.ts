@@ -75,7 +75,7 @@ async function timed(out: BenchResult, row: string, n: number, work: () => Promi
 /** Operations run before each sequential row is timed: every contender's code is compiled and warm when timing starts. */
 const WARM_UP = 20;
 /** Sequential operations a contender runs in one turn of an interleaved row. */
-export const BLOCK = 50;
+const BLOCK = 50;
 
 /**
  * Times `ops` sequential operations of each contender, each awaited before the next, after
