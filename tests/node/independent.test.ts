@@ -171,10 +171,16 @@ class ModelLog {
 
 test("generated logs with batches, chunk-size changes and retention: every page as an independent model says", async () => {
   const r = rng(99);
-  const store = openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange });
+  const indexedDB = new IDBFactory();
+  const store = openAttrmap({ indexedDB, IDBKeyRange });
+  // Other stores on the same database (other tabs', say), whose log objects last read the
+  // layout before any of the changes below: each reads one page (a read refreshes the layout
+  // an object holds), which must say the same.
+  const elsewhere = Array.from({ length: 16 }, () => openAttrmap({ indexedDB, IDBKeyRange }));
   for (let round = 0; round < 30; round++) {
     const size = 1 + Math.floor(r() * 12);
     const log = await store.chunkedLog<null>(`log-${round}`, { chunkSize: size });
+    const stale = await Promise.all(elsewhere.map((other) => other.chunkedLog<null>(`log-${round}`)));
     const model = new ModelLog(size);
     for (let step = 0; step < 12; step++) {
       const what = r();
@@ -204,6 +210,10 @@ test("generated logs with batches, chunk-size changes and retention: every page 
       token = page.nextPageToken;
     }
     assert.deepEqual(got, model.pages(), `round ${round}: segments ${JSON.stringify(model.segments)}`);
+    for (const [i, [token, sequences, next]] of model.pages().slice(0, stale.length).entries()) {
+      const page = await stale[i]!.page(token);
+      assert.deepEqual([page.pageToken, page.records.map((x) => x.sequence), page.nextPageToken], [token, sequences, next]);
+    }
     const retained = model.pages().flatMap(([, seqs]) => seqs);
     assert.equal(await log.count(), retained.length);
     const oldest: number[] = [];
