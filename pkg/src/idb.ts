@@ -204,26 +204,33 @@ export class InstanceStore {
   }
 
   /**
-   * Reads the metadata of `map` and `instances` of it in one readonly transaction, with no lock.
-   * Resolves as soon as the last request has succeeded: what a readonly transaction read is
-   * final then, and waiting for its completion event costs a round trip more (BENCHMARKS.md).
+   * A readonly transaction with the requests `issue` makes at once, resolved as soon as they
+   * have succeeded: what a readonly transaction read is final then, and waiting for its
+   * completion event costs a round trip more (BENCHMARKS.md).
    */
+  private async readOnly<T>(doing: string, issue: (tx: IDBTransaction) => Promise<T>): Promise<T> {
+    const tx = await this.begin("readonly", doing);
+    const reads = issue(tx);
+    // Ended now, not when this context's event loop next goes idle: a page that is navigated
+    // away (or frozen) right after the read would otherwise leave it open, and WebKit then
+    // holds every later readwrite transaction of the origin behind it.
+    tx.commit?.();
+    return reads;
+  }
+
+  /** Reads the metadata of `map` and `instances` of it in one readonly transaction, with no lock. */
   async read(map: string, instances: readonly string[]): Promise<Snapshot> {
     const doing =
       instances.length === 1
         ? `reading "${instances[0]}" of map "${map}"`
         : `reading ${instances.length} instances of map "${map}"`;
-    const tx = await this.begin("readonly", doing);
-    const store = tx.objectStore(INSTANCES);
-    const reads = Promise.all([
-      request(tx.objectStore(MAPS).get(map), doing),
-      ...instances.map((i) => request(store.get([map, i]), doing)),
-    ]);
-    // Ended now, not when this context's event loop next goes idle: a page that is navigated
-    // away (or frozen) right after the read would otherwise leave it open, and WebKit then
-    // holds every later readwrite transaction of the origin behind it.
-    tx.commit?.();
-    const [meta, ...values] = await reads;
+    const [meta, ...values] = await this.readOnly(doing, (tx) => {
+      const store = tx.objectStore(INSTANCES);
+      return Promise.all([
+        request(tx.objectStore(MAPS).get(map), doing),
+        ...instances.map((i) => request(store.get([map, i]), doing)),
+      ]);
+    });
     return { meta, values };
   }
 
@@ -324,7 +331,7 @@ export class InstanceStore {
     after: string | undefined,
     doing: string,
   ): Promise<{ meta: unknown; instance?: string; value?: unknown }> {
-    return this.transaction("readonly", doing, async (tx) => {
+    return this.readOnly(doing, async (tx) => {
       const range = after === undefined ? this.mapRange(map) : this.keyRange.bound([map, after], [map, []], true, true);
       const [meta, cursor] = await Promise.all([
         request(tx.objectStore(MAPS).get(map), doing),
