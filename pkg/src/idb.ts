@@ -206,7 +206,8 @@ export class InstanceStore {
   /**
    * A readonly transaction with the requests `issue` makes at once, resolved as soon as they
    * have succeeded: what a readonly transaction read is final then, and waiting for its
-   * completion event costs a round trip more (BENCHMARKS.md).
+   * completion event costs a round trip more (BENCHMARKS.md). `issue` makes every request
+   * before it first awaits: the transaction is committed when it returns.
    */
   private async readOnly<T>(doing: string, issue: (tx: IDBTransaction) => Promise<T>): Promise<T> {
     const tx = await this.begin("readonly", doing);
