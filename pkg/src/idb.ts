@@ -117,8 +117,9 @@ export class InstanceStore {
   ) {}
 
   /** Every key of one map's instances, in name order. */
-  private mapRange(map: string): IDBKeyRange {
-    return this.keyRange.bound([map], [map, []]);
+  /** Every instance of `map`; with `after`, those named after it. */
+  private mapRange(map: string, after?: string): IDBKeyRange {
+    return after === undefined ? this.keyRange.bound([map], [map, []]) : this.keyRange.bound([map, after], [map, []], true, true);
   }
 
   private open(): Promise<IDBDatabase> {
@@ -333,10 +334,9 @@ export class InstanceStore {
     doing: string,
   ): Promise<{ meta: unknown; instance?: string; value?: unknown }> {
     return this.readOnly(doing, async (tx) => {
-      const range = after === undefined ? this.mapRange(map) : this.keyRange.bound([map, after], [map, []], true, true);
       const [meta, cursor] = await Promise.all([
         request(tx.objectStore(MAPS).get(map), doing),
-        request(tx.objectStore(INSTANCES).openCursor(range), doing),
+        request(tx.objectStore(INSTANCES).openCursor(this.mapRange(map, after)), doing),
       ]);
       return cursor ? { meta, instance: (cursor.primaryKey as [string, string])[1], value: cursor.value as unknown } : { meta };
     });
@@ -416,10 +416,9 @@ export class InstanceStore {
         }
         // A page of instances per round trip (a cursor took one for each), then one range delete.
         for (let after: string | undefined; ; ) {
-          const page = after === undefined ? this.mapRange(from) : this.keyRange.bound([from, after], [from, []], true, true);
           const [keys, values] = await Promise.all([
-            request(store.getAllKeys(page, MOVE_PAGE), doing),
-            request(store.getAll(page, MOVE_PAGE), doing),
+            request(store.getAllKeys(this.mapRange(from, after), MOVE_PAGE), doing),
+            request(store.getAll(this.mapRange(from, after), MOVE_PAGE), doing),
           ]);
           keys.forEach((key, i) => {
             const instance = (key as [string, string])[1];
