@@ -116,7 +116,6 @@ export class InstanceStore {
     private readonly keyRange: typeof IDBKeyRange,
   ) {}
 
-  /** Every key of one map's instances, in name order. */
   /** Every instance of `map`; with `after`, those named after it. */
   private mapRange(map: string, after?: string): IDBKeyRange {
     return after === undefined ? this.keyRange.bound([map], [map, []]) : this.keyRange.bound([map, after], [map, []], true, true);
