@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
-import { openTab, useChromiumProfile } from "./harness.js";
+import { holdLock, openTab, useChromiumProfile } from "./harness.js";
 
 const env = useChromiumProfile();
 
@@ -133,16 +133,7 @@ test('the HTTP handler: lock: "wait" queues and succeeds, a timed-out wait is 40
       instance: emailPartition("busy@example.com").partitionName,
     });
   });
-  await holder.evaluate(
-    (lock) =>
-      new Promise<void>((held) => {
-        void navigator.locks.request(lock, () => {
-          held();
-          return new Promise<void>((r) => ((window as unknown as { release: () => void }).release = r));
-        });
-      }),
-    lock,
-  );
+  const release = await holdLock(holder, lock);
   const answers = await page.evaluate(async () => {
     const { openAttrmap, createHandler } = window.attrmap;
     const store = openAttrmap({ name: "http-locks" });
@@ -166,7 +157,7 @@ test('the HTTP handler: lock: "wait" queues and succeeds, a timed-out wait is 40
   assert.match(answers[1], /is locked by another writer/);
   assert.equal(answers[2], 409);
   assert.match(answers[3], /^timed out after 30 ms waiting for/);
-  await holder.evaluate(() => (window as unknown as { release: () => void }).release());
+  await release();
   const waited = await page.evaluate(async () => {
     const response = await (window as unknown as { waiting: Promise<Response> }).waiting;
     return [response.status, ((await response.json()) as { fullName: string }).fullName];

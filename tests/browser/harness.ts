@@ -186,6 +186,28 @@ export async function openPage(browser: EngineBrowser, origin: string, path = TE
   return tab;
 }
 
+/** What can run a function in a page: a Tab of any engine, or a Playwright Page. */
+type Evaluates = Pick<Tab, "evaluate">;
+
+/**
+ * Makes `page` take the Web Lock `name` and hold it, as a writer in another tab would; resolves
+ * once it is held, with a function that releases it.
+ */
+export async function holdLock(page: Evaluates, name: string): Promise<() => Promise<void>> {
+  type Held = { heldLocks?: Record<string, () => void> };
+  await page.evaluate(
+    (name) =>
+      new Promise<void>((held) => {
+        void navigator.locks.request(name, () => {
+          held();
+          return new Promise<void>((release) => (((window as Held).heldLocks ??= {})[name] = release));
+        });
+      }),
+    name,
+  );
+  return () => page.evaluate((name) => (window as Held).heldLocks![name]!(), name);
+}
+
 /**
  * `promise`, or an error naming `what` once `ms` have passed without it settling: a step that
  * hangs fails the test where it hangs (and lets its browsers be disposed) instead of holding the

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { tokenVectors } from "../vectors.js";
 import "./page-types.js";
 import { dispose, launchBrowser } from "./engines.js";
-import { openPage, type Tab, useProfile } from "./harness.js";
+import { holdLock, openPage, type Tab, useProfile } from "./harness.js";
 
 const HASH = "/patterns/hash-partitioned-attribute-map";
 const CHUNKED = "/patterns/sequentially-chunked-attribute-map";
@@ -167,24 +167,18 @@ test("subscribers: register and page, bad input 400, missing page 404", async ()
 test("a write while another tab holds the partition's lock answers 409", async () => {
   const lock = await page.evaluate(() => {
     const { lockName, emailPartition } = window.attrmap;
-    const name = lockName({
+    return lockName({
       database: "attrmap",
       map: "CustomerProfilesByEmailPartition",
       instance: emailPartition("busy@example.com").partitionName,
     });
-    // Resolves once the lock is held, so the request below meets a held lock.
-    return new Promise<string>((held) => {
-      void navigator.locks.request(name, () => {
-        held(name);
-        return new Promise<void>((r) => ((window as unknown as { release: () => void }).release = r));
-      });
-    });
   });
   assert.ok(lock.includes("partition-"));
+  const release = await holdLock(page, lock);
   const answer = await call("PUT", `${HASH}/customer-profile`, { emailAddress: "busy@example.com" });
   assert.equal(answer.status, 409);
   assert.match((answer.body as { error: string }).error, /is locked by another writer/);
-  await page.evaluate(() => (window as unknown as { release: () => void }).release());
+  await release();
   assert.equal((await call("PUT", `${HASH}/customer-profile`, { emailAddress: "busy@example.com" })).status, 200);
 });
 

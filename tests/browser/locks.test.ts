@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
-import { openPage, type Tab, uniqueNames, useProfile } from "./harness.js";
+import { holdLock, openPage, type Tab, uniqueNames, useProfile } from "./harness.js";
 
 const env = useProfile();
 const freshDb = uniqueNames("locks");
@@ -131,17 +131,7 @@ test("each write holds the exclusive lock of every instance it writes, from befo
 /** Another tab holds `lock`; returns a function that releases it. */
 async function holdInOtherTab(lock: string): Promise<{ release(): Promise<void>; page: Tab }> {
   const page = await openPage(env.browser, env.server.origin);
-  await page.evaluate(
-    (lock) =>
-      new Promise<void>((held) => {
-        void navigator.locks.request(lock, () => {
-          held();
-          return new Promise<void>((r) => ((window as unknown as { release: () => void }).release = r));
-        });
-      }),
-    lock,
-  );
-  return { page, release: () => page.evaluate(() => (window as unknown as { release: () => void }).release()) };
+  return { page, release: await holdLock(page, lock) };
 }
 
 /** Starts a write in `page` and reports whether it was still waiting when the lock manager showed its request queued. */

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
-import { openPage, uniqueNames, useProfile } from "./harness.js";
+import { holdLock, openPage, uniqueNames, useProfile } from "./harness.js";
 
 const env = useProfile();
 const freshDb = uniqueNames("db");
@@ -284,20 +284,14 @@ test("ifAvailable under contention fails with lock_conflict; retryOnConflict tur
   const [holder, ...writers] = await Promise.all([tab(), tab(), tab()]);
   // The holder tab takes the one partition's lock, as a writer in another tab would. (Writes of
   // one tab no longer conflict with each other: they share a transaction, group-commit.ts.)
-  const hold = () =>
-    holder.evaluate(
-      (db) =>
-        new Promise<void>((held) => {
-          const { lockName, emailPartition } = window.attrmap;
-          const instance = emailPartition("any@x", 1).partitionName;
-          void navigator.locks.request(lockName({ database: db, map: "CustomerProfilesByEmailPartition", instance }), () => {
-            held();
-            return new Promise<void>((release) => ((window as unknown as { release: () => void }).release = release));
-          });
-        }),
-      db,
-    );
-  const release = () => holder.evaluate(() => (window as unknown as { release: () => void }).release());
+  const lock = await holder.evaluate((db) => {
+    const { lockName, emailPartition } = window.attrmap;
+    return lockName({
+      database: db,
+      map: "CustomerProfilesByEmailPartition",
+      instance: emailPartition("any@x", 1).partitionName,
+    });
+  }, db);
   const run = (retry: boolean) =>
     Promise.all(
       writers.map((page, t) =>
@@ -324,7 +318,7 @@ test("ifAvailable under contention fails with lock_conflict; retryOnConflict tur
     async (db) => void (await window.attrmap.openAttrmap({ name: db }).customerDirectory({ partitionCount: 1 })),
     db,
   );
-  await hold();
+  const release = await holdLock(holder, lock);
   const plain = (await run(false)).flat();
   assert.deepEqual(
     plain,
@@ -369,16 +363,7 @@ test("waiting is bounded: timeoutMs gives lock_timeout, an AbortSignal gives abo
   }, db);
   assert.equal(partitionName.startsWith("partition-"), true);
   // Another tab holds the partition's lock, as a slow writer would.
-  await holder.evaluate(
-    (lock) =>
-      new Promise<void>((held) => {
-        void navigator.locks.request(lock, () => {
-          held();
-          return new Promise<void>((release) => ((window as unknown as { release: () => void }).release = release));
-        });
-      }),
-    lock,
-  );
+  const release = await holdLock(holder, lock);
   const outcome = await writer.evaluate(async (db) => {
     const { openAttrmap, AttrmapError } = window.attrmap;
     const dir = await openAttrmap({ name: db }).customerDirectory();
@@ -406,7 +391,7 @@ test("waiting is bounded: timeoutMs gives lock_timeout, an AbortSignal gives abo
     await dir.upsertProfile({ emailAddress: "held@example.com", fullName: "after" });
     return (await dir.getProfile("held@example.com"))?.fullName;
   }, db);
-  await holder.evaluate(() => (window as unknown as { release: () => void }).release());
+  await release();
   assert.equal(await late, "after");
   await holder.close();
   await writer.close();
