@@ -92,8 +92,16 @@ const minified = async (entry: string) => {
 };
 const inlineBundle = await minified("dist/index.js");
 const browserBundle = await minified("browser/index.js");
+// The peers of the storage bench, bundled the same way: everything their package exports.
+const peer = async (name: string) => {
+  const stdin = { contents: `export * from "${name}";`, resolveDir: import.meta.dirname };
+  const out = await build({ stdin, bundle: true, minify: true, format: "esm", write: false });
+  return Buffer.from(out.outputFiles[0]!.contents);
+};
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const gzip = (bytes: Buffer) => gzipSync(bytes, { level: 9 }).length;
+const row = (label: string, raw: number, gz: number) =>
+  console.log(`${label.padEnd(46)} ${kib(raw).padStart(10)}   ${kib(gz).padStart(10)}`);
 console.log(`\n${"size".padEnd(46)}        raw         gzip`);
 for (const [label, bytes] of [
   ["wasm module", wasmBytes],
@@ -103,10 +111,11 @@ for (const [label, bytes] of [
   ["minified bundle, default entry (wasm inlined)", inlineBundle],
   ["minified bundle, browser entry (JS only)", browserBundle],
 ] as const) {
-  console.log(`${label.padEnd(46)} ${kib(bytes.length).padStart(10)}   ${kib(gzip(bytes)).padStart(10)}`);
+  row(label, bytes.length, gzip(bytes));
 }
 // A page through the browser entry loads its bundle and the wasm file, each compressed alone.
-console.log(
-  `${"browser entry: bundle + wasm file".padEnd(46)} ${kib(browserBundle.length + wasmBytes.length).padStart(10)}   ` +
-    kib(gzip(browserBundle) + gzip(wasmBytes)).padStart(10),
-);
+row("browser entry: bundle + wasm file", browserBundle.length + wasmBytes.length, gzip(browserBundle) + gzip(wasmBytes));
+for (const name of ["dexie", "idb-keyval"]) {
+  const bytes = await peer(name);
+  row(`baseline: minified bundle of ${name}`, bytes.length, gzip(bytes));
+}
