@@ -29,6 +29,7 @@ export function describeType(value: unknown): string {
   return typeof name === "string" && name !== "Object" && name !== "" ? name : "object";
 }
 
+/** The `invalid_argument` error every check throws. */
 export function invalid(message: string, cause?: unknown): AttrmapError {
   return new AttrmapError("invalid_argument", message, cause === undefined ? undefined : { cause });
 }
@@ -63,6 +64,7 @@ export function number(name: string, value: unknown): number {
   return value;
 }
 
+/** A number, or undefined for a field left out. */
 export function optionalNumber(name: string, value: unknown): number | undefined {
   return value === undefined ? undefined : number(name, value);
 }
@@ -81,11 +83,13 @@ export function count(name: string, value: unknown, min: number): number {
   throw invalid(`${name} must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER}, got ${n}`);
 }
 
+/** A boolean: `true` or `false`, never a truthy value. */
 export function boolean(name: string, value: unknown): boolean {
   if (typeof value !== "boolean") throw wrongType(name, "a boolean", value);
   return value;
 }
 
+/** A function (a callback of the caller's). */
 export function func<F extends (...args: never[]) => unknown>(name: string, value: unknown): F {
   if (typeof value !== "function") throw wrongType(name, "a function", value);
   return value as F;

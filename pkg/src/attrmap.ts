@@ -25,6 +25,7 @@ export interface IDBKeyRangeLike {
   bound(lower: unknown, upper: unknown, lowerOpen?: boolean, upperOpen?: boolean): object;
 }
 
+/** What `openAttrmap(options)` opens: which database, through which IndexedDB and locks. */
 export interface OpenOptions {
   /** IndexedDB database name (default `"attrmap"`). */
   name?: string;

@@ -12,6 +12,7 @@ import { MAX_BATCH } from "./limits.js";
 import { type WriteOptions, writeOptions } from "./locks.js";
 import type { RecordKind } from "./records.js";
 
+/** How `store.chunkedLog(name, options)` opens or creates a log. */
 export interface ChunkedLogOptions {
   /**
    * Records per chunk of a new log (1 to 1,000,000; default 100). An existing log keeps its
@@ -57,6 +58,11 @@ interface Read<R> {
   view: LogView;
 }
 
+/**
+ * A sequentially chunked log (docs/chunked-log.md): records in arrival order, each with its
+ * sequence; appends rewrite only `current`, full chunks are archived under 20-digit tokens, and
+ * pages come newest first. Get one with `store.chunkedLog(name)`.
+ */
 export class ChunkedLog<I, R extends { sequence: number }> {
   private constructor(
     private readonly ctx: Context,

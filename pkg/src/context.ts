@@ -2,6 +2,7 @@
 import type { InstanceStore } from "./idb.js";
 import type { LockKey, LockManagerLike } from "./locks.js";
 
+/** One database's store and lock manager, as every map and log of it uses them. */
 export interface Context {
   readonly store: InstanceStore;
   readonly locks: LockManagerLike;

@@ -9,7 +9,9 @@ import { type AttrmapError, callCore, toAttrmapError } from "./errors.js";
 export const MAX_TEXT_LENGTH = wasm.maxTextLength();
 /** The name of a log's mutable chunk, and the page token that means it. */
 export const CURRENT = wasm.currentToken();
+/** Partitions of a new map when none is given (the reference server's 1000). */
 export const DEFAULT_PARTITION_COUNT = wasm.resolvePartitionCount(undefined);
+/** Records per chunk of a new log when none is given (the reference server's 100). */
 export const DEFAULT_CHUNK_SIZE = wasm.resolveChunkSize(undefined);
 /** The export format's header: its name and version. */
 export const [EXPORT_FORMAT, EXPORT_VERSION] = wasm.exportFormat() as [string, number];
@@ -21,6 +23,7 @@ const FNV_OFFSET_BASIS = wasm.fnvOffsetBasis();
 /** The largest piece of a byte array hashed in one crossing. */
 const HASH_PIECE = 1 << 20;
 
+// The core's checks and rules, each a thin call: the rule and its message live in Rust.
 export const resolvePartitionCount = (count: number | undefined): number => callCore(() => wasm.resolvePartitionCount(count));
 export const resolveChunkSize = (size: number | undefined): number => callCore(() => wasm.resolveChunkSize(size));
 export const checkLayoutVersion = (version: number): void => callCore(() => wasm.checkLayoutVersion(version));
@@ -90,6 +93,7 @@ export function partitionIndexes(keys: readonly string[], partitionCount: number
 const names = new Map<number, string[]>();
 const NAME_TABLES = 8;
 
+/** The name of partition `index` of `partitionCount` (`partition-042`), from the table for that count. */
 export function partitionName(index: number, partitionCount: number): string {
   let table = names.get(partitionCount);
   if (!table) {
@@ -99,13 +103,16 @@ export function partitionName(index: number, partitionCount: number): string {
   return (table[index] ??= callCore(() => wasm.partitionName(index, partitionCount)));
 }
 
+/** The index a partition name stands for under `partitionCount`, or undefined for a name that is not one. */
 export const partitionIndexOfName = (name: string, partitionCount: number): number | undefined =>
   callCore(() => wasm.partitionIndexOfName(name, partitionCount));
 
 /** `true` when `token` means `current`; throws `invalid_page_token` unless it is a boundary of `segments`. */
 export const isCurrentToken = (token: string, segments: Float64Array): boolean =>
   callCore(() => wasm.validatePageToken(token, segments));
+/** The 20-digit token of the archive whose first record has `firstSequence`. */
 export const archiveToken = (firstSequence: number): string => callCore(() => wasm.archiveChunkToken(firstSequence));
+/** The 20-digit token of the archive starting at a sequence written in decimal digits (a bigint's). */
 export const archiveTokenOfDecimal = (digits: string): string => callCore(() => wasm.archiveChunkTokenOfDecimal(digits));
 
 /**
@@ -130,6 +137,7 @@ export interface AppendPlan {
   cuts: Array<{ first: number; length: number }>;
 }
 
+/** The core's plan for appending `count` records to a log whose `current` holds `currentLength`. */
 export function appendPlan(log: LogBook, currentLength: number, count: number): AppendPlan {
   const [firstSequence, nextSequence, from, length, archived] = callCore(() =>
     wasm.appendPlan(log.book, log.latest, currentLength, count),

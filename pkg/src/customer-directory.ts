@@ -9,6 +9,7 @@ import { type CustomerProfile, type CustomerProfileInput, profileInput, profileP
 /** The map name the reference server uses. */
 export const CUSTOMER_PROFILES_MAP = "CustomerProfilesByEmailPartition";
 
+/** How `store.customerDirectory(options)` opens or creates the directory. */
 export interface CustomerDirectoryOptions {
   /** Partitions of a new directory (default 1000); an existing one keeps its own. */
   partitionCount?: number;
@@ -16,6 +17,10 @@ export interface CustomerDirectoryOptions {
   mapName?: string;
 }
 
+/**
+ * Customer profiles by email, as the reference server keeps them: a partitioned map with the
+ * email key rule, whose entries are checked to be profiles. Get one with `store.customerDirectory()`.
+ */
 export class CustomerDirectory {
   private constructor(readonly map: PartitionedMap<CustomerProfile>) {}
 

@@ -27,6 +27,7 @@ export interface DexMapNames {
   stateFields?: { nextSequence: string; latestArchivedChunkToken: string };
 }
 
+/** Which flow `store.exportDexRequests(options)` targets, and under which names. */
 export interface DexExportOptions {
   /** The flow the attributes are set on. */
   flowId: string;

@@ -18,6 +18,7 @@ export type ExportItem =
   /** A partition (`Map` of canonical key to value) or a chunk (array of records, oldest first). */
   | { kind: "instance"; map: string; instance: string; layout: Layout; value: Map<string, unknown> | unknown[] };
 
+/** What `store.exportData(options)` exports. */
 export interface ExportOptions {
   /** The maps to export (default: every map of the database), by name. */
   maps?: readonly string[];

@@ -8,19 +8,24 @@ import { AttrmapError, type ErrorCode } from "./errors.js";
 import { type LockWait, writeOptions } from "./locks.js";
 import { profileInput, subscriberInput } from "./records.js";
 
-/** Where the reference samples serve each pattern. */
+/** Where the reference samples serve the hash-partitioned pattern's endpoints. */
 export const HASH_PARTITIONED_ROUTES = "/patterns/hash-partitioned-attribute-map";
+/** Where the reference samples serve the sequentially chunked pattern's endpoints. */
 export const SEQUENTIALLY_CHUNKED_ROUTES = "/patterns/sequentially-chunked-attribute-map";
+/** The flow ID the hash-partitioned pattern's `start` endpoint starts. */
 export const CUSTOMER_DIRECTORY_FLOW = "customer-directory";
+/** The flow ID the sequentially chunked pattern's `start` endpoint starts. */
 export const SUBSCRIBER_ARCHIVE_FLOW = "chunked-subscriber-archive";
 /** Where started flows are recorded: flow ID to `{flowID, runID}`. */
 export const FLOWS_MAP = "Flows";
 
+/** A started flow, as the `start` endpoints answer it. */
 export interface FlowRun {
   flowID: string;
   runID: string;
 }
 
+/** How `createHandler(store, options)` answers. */
 export interface HandlerOptions {
   /**
    * How writes wait for their lock: `"ifAvailable"` (default) answers 409 at once when
@@ -33,6 +38,7 @@ export interface HandlerOptions {
   fallback?: (request: Request) => Promise<Response>;
 }
 
+/** The HTTP API as a function from `Request` to `Response`, for a service worker's `fetch` event. */
 export interface AttrmapHandler {
   (request: Request): Promise<Response>;
   /** Whether `request` is for one of the six endpoints (a service worker answers only those). */

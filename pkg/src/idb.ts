@@ -7,7 +7,9 @@
 import { announce, openChannel } from "./changes.js";
 import { AttrmapError, storageError } from "./errors.js";
 
+/** The object store of every instance, keyed `[map, instance]`. */
 export const INSTANCES = "instances";
+/** The object store of the maps' metadata records, keyed by map name. */
 export const MAPS = "maps";
 /** The IndexedDB schema version this library creates and expects. */
 export const DB_VERSION = 2;
@@ -105,6 +107,7 @@ function upgrade(tx: IDBTransaction, oldVersion: number): void {
   }
 }
 
+/** One database's instances and metadata: reads and read-modify-writes, each in one transaction. */
 export class InstanceStore {
   private connection: Promise<IDBDatabase> | undefined;
   private opened: IDBDatabase | undefined;

@@ -19,6 +19,7 @@ const STAGING_PREFIX = "\u0000attrmap-import/";
 const STAGE_INSTANCES = 200;
 const STAGE_CHARS = 4_000_000;
 
+/** How far an import has got, for `onProgress`. */
 export interface ImportProgress {
   /** `"checking"` while lines are read, checked and staged; `"committing"` for the final transaction. */
   phase: "checking" | "committing";
@@ -26,6 +27,7 @@ export interface ImportProgress {
   lines: number;
 }
 
+/** How `store.importData(source, options)` treats existing maps, reports and stops. */
 export interface ImportOptions {
   /** Replace maps that exist already (default: such a map is `already_exists`). */
   replace?: boolean;

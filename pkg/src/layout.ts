@@ -6,6 +6,7 @@ import { describeType } from "./args.js";
 import * as core from "./core.js";
 import { AttrmapError, checkStored } from "./errors.js";
 
+/** The layout of a partitioned map, as stored with it and exported. */
 export interface PartitionedLayout {
   kind: "partitioned";
   /** 1 when created; one more after each resize. */
@@ -21,6 +22,7 @@ export interface Segment {
   chunkSize: number;
 }
 
+/** The layout of a chunked log, as stored with it and exported. */
 export interface ChunkedLayout {
   kind: "chunked";
   /** 1 when created; one more after each chunk-size change. */
@@ -29,6 +31,7 @@ export interface ChunkedLayout {
   segments: Segment[];
 }
 
+/** A map's layout, of either kind. */
 export type Layout = PartitionedLayout | ChunkedLayout;
 
 /** The chunked log's state record, as the reference server keeps it. */
@@ -45,6 +48,7 @@ export interface LogBookkeeping {
 
 /** A map's metadata record, as stored in the `maps` object store. */
 export type MapMeta = PartitionedLayout | (ChunkedLayout & LogBookkeeping);
+/** A log's metadata record. */
 export type ChunkedMeta = Extract<MapMeta, { kind: "chunked" }>;
 
 /** A log's metadata record, checked, with its bookkeeping as the core takes it. */

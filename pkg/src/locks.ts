@@ -7,6 +7,7 @@ import { AttrmapError, storageError } from "./errors.js";
 /** How a write waits for its locks. */
 export type LockWait = "wait" | "ifAvailable";
 
+/** How a write waits for its Web Locks; every writing method takes these. */
 export interface WriteOptions {
   /**
    * `"wait"` (default) queues for the lock, bounded by `timeoutMs` and `signal`;

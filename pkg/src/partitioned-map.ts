@@ -11,6 +11,7 @@ import { openPartitioned, type PartitionedLayout } from "./layout.js";
 import { MAX_BATCH } from "./limits.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
 
+/** How `store.partitionedMap(name, options)` opens or creates a map. */
 export interface PartitionedMapOptions {
   /** Number of partitions of a new map (default 1000). An existing map keeps its own; another number is `layout_mismatch`. */
   partitionCount?: number;
@@ -33,6 +34,7 @@ export interface ResizeProgress {
   total: number;
 }
 
+/** How `map.resize(partitionCount, options)` waits and reports. */
 export interface ResizeOptions extends WriteOptions {
   /** Called as entries are written to their new partitions (between IndexedDB requests). */
   onProgress?: (progress: ResizeProgress) => void;
@@ -54,6 +56,11 @@ class StaleLayout {
 /** How often one call re-places its keys after finding the layout changed under it. */
 const LAYOUT_ATTEMPTS = 8;
 
+/**
+ * A hash-partitioned map (docs/partitioned-map.md): values by canonical key, each key in the
+ * partition its FNV-1a hash names; a lookup reads one partition, an upsert rewrites one. Get one
+ * with `store.partitionedMap(name)`.
+ */
 export class PartitionedMap<V> {
   private constructor(
     private readonly ctx: Context,

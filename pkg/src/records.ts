@@ -91,6 +91,7 @@ export interface RecordKind<I, R extends { sequence: number }> {
   problem(record: object): string | undefined;
 }
 
+/** The subscriber archive's records: `{ sequence, subscriberId, deliveryAddress }`. */
 export const subscriberRecords: RecordKind<NewSubscriber, Subscriber> = {
   recordName: "subscriber",
   input: subscriberInput,

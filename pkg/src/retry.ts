@@ -2,6 +2,7 @@
 import * as args from "./args.js";
 import { AttrmapError } from "./errors.js";
 
+/** How often and how far apart `retryOnConflict` tries again. */
 export interface RetryOptions {
   /** Attempts in all, the first included: an integer from 1 (default 8). */
   attempts?: number;

@@ -8,6 +8,7 @@ import { type NewSubscriber, type Subscriber, subscriberRecords } from "./record
 /** The map name the reference server uses. */
 export const SUBSCRIBER_CHUNKS_MAP = "SubscriberChunks";
 
+/** How `store.subscriberArchive(options)` opens or creates the archive. */
 export interface SubscriberArchiveOptions extends ChunkedLogOptions {
   /** Another map name than the reference server's. */
   mapName?: string;
@@ -22,6 +23,10 @@ export interface SubscriberPage {
   nextPageToken: string;
 }
 
+/**
+ * Newsletter subscribers in arrival order, as the reference server keeps them: a chunked log
+ * of checked subscriber records. Get one with `store.subscriberArchive()`.
+ */
 export class SubscriberArchive {
   private constructor(readonly log: ChunkedLog<NewSubscriber, Subscriber>) {}
 
