@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use crate::error::{Error, ErrorCode, Result};
 
+/// The messages of the two ways an email can fail before its form is looked at.
 pub const NOT_ASCII: &str = "emailAddress must contain only ASCII characters";
 pub const REQUIRED: &str = "emailAddress is required";
 

@@ -75,6 +75,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The result of every fallible rule of the core.
 pub type Result<T> = std::result::Result<T, Error>;
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::fnv::fnv1a32;
 use crate::layout::{check_map_name, clip, whole_number, KeyRule, PartitionCount, Segments, FIRST_LAYOUT_VERSION, MAX_SEQUENCE};
 use crate::token::{parse_token_digits, CURRENT};
 
+/// The export header's format name and version.
 pub const FORMAT: &str = "attrmap-export";
 pub const VERSION: u64 = 1;
 

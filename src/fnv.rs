@@ -1,5 +1,6 @@
 //! 32-bit FNV-1a, the hash every SDK uses to place a key in a partition.
 
+/// FNV-1a's 32-bit parameters: the starting hash and the multiplier.
 pub const OFFSET_BASIS: u32 = 0x811c_9dc5;
 pub const PRIME: u32 = 0x0100_0193;
 

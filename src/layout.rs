@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 
+/// The reference server's layout: 1000 partitions a map, 100 records a chunk.
 pub const DEFAULT_PARTITION_COUNT: u32 = 1000;
 pub const DEFAULT_CHUNK_SIZE: u32 = 100;
 /// Sequences stay JavaScript-safe integers: 2^53 - 1.
@@ -82,6 +83,7 @@ pub fn check_map_name(arg: &str, name: &str) -> Result<()> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartitionCount(u32);
 
+/// What every partition name starts with (`PartitionCount::name_of` adds the index).
 pub const PARTITION_PREFIX: &str = "partition-";
 
 impl PartitionCount {

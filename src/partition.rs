@@ -29,6 +29,7 @@ pub struct EmailPartition {
     pub partition_name: String,
 }
 
+/// Where an email's profile goes: its canonical form, hash, partition index and name.
 pub fn email_partition(email: &str, count: PartitionCount) -> Result<EmailPartition> {
     let canonical_email = canonical_email_address(email)?;
     let KeyPartition { hash, index, partition_name } = key_partition(&canonical_email, count);

@@ -7,7 +7,9 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::layout::{clip, Segments};
 
+/// The name of a log's mutable chunk, and the page token that means it.
 pub const CURRENT: &str = "current";
+/// Archive tokens are the first sequence of their chunk in exactly this many decimal digits.
 pub const TOKEN_DIGITS: usize = 20;
 /// The largest value 20 digits can spell.
 pub const MAX_TOKEN_VALUE: u128 = 99_999_999_999_999_999_999;
