@@ -83,20 +83,38 @@ export function launchBrowser(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How long a browser may take to quit before it is killed. */
+const QUIT_BOUND_MS = 10_000;
+/** How long a browser may take to die before killGroup gives up, naming what is left. */
+const KILL_BOUND_MS = 30_000;
+
 /**
  * Kills the process group of `proc` and waits until none of its live processes (a zombie
- * holds no file), and none naming `profileDir`, is left.
+ * holds no file), and none naming `profileDir`, is left. The kill is sent again while any is:
+ * a process forked while the first kill went through the group escapes it.
  */
 async function killGroup(proc: ChildProcess, profileDir: string): Promise<void> {
   const exited = proc.exitCode === null && proc.signalCode === null ? new Promise((r) => proc.once("exit", r)) : undefined;
-  try {
-    process.kill(-proc.pid!, "SIGKILL");
-  } catch {
-    // already gone
-  }
+  const kill = () => {
+    try {
+      process.kill(-proc.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    spawnSync("pkill", ["-KILL", "-f", profileDir]);
+  };
+  kill();
   await exited;
   const running = (...args: string[]) => spawnSync("pgrep", args).status === 0;
-  while (running("-r", "D,R,S,T", "-g", String(proc.pid)) || running("-f", profileDir)) await sleep(50);
+  const deadline = Date.now() + KILL_BOUND_MS;
+  while (running("-r", "D,R,S,T", "-g", String(proc.pid)) || running("-f", profileDir)) {
+    if (Date.now() > deadline) {
+      const left = spawnSync("pgrep", ["-a", "-f", profileDir], { encoding: "utf8" }).stdout;
+      throw new Error(`processes of the browser on ${profileDir} still alive ${KILL_BOUND_MS / 1000} s after SIGKILL:\n${left}`);
+    }
+    await sleep(50);
+    kill();
+  }
 }
 
 /** A browser whose driver runs `proc` (in a process group of its own) and ends with `quit`. */
@@ -113,7 +131,10 @@ function driven(
     newTab,
     kill: () => killGroup(proc, profileDir),
     async close() {
-      await quit().catch(() => undefined);
+      // A quit that hangs (a driver that lost its browser) is given up for the kill.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise((r) => (timer = setTimeout(r, QUIT_BOUND_MS)));
+      await Promise.race([quit().catch(() => undefined), late]).finally(() => clearTimeout(timer));
       await killGroup(proc, profileDir);
     },
   };
