@@ -65,8 +65,9 @@ fn format_token(first_sequence: u128) -> String {
 
 /// `value` in decimal, zero-padded to `width` digits. Written out because core's `Display`
 /// for u128 would be the only 128-bit formatting in the wasm module (1.3 KB of it).
+/// `value` in decimal, zero-padded to `width` digits: what `{:0width$}` spells, without core's u128 formatting code.
 fn zero_padded(value: u128, width: usize) -> String {
-    let mut digits = Vec::with_capacity(width.max(TOKEN_DIGITS + 1));
+    let mut digits = Vec::new();
     let mut rest = value;
     while rest > 0 || digits.len() < width.max(1) {
         digits.push(char::from(b'0' + (rest % 10) as u8));

@@ -418,9 +418,10 @@ export class InstanceStore {
         }
         // A page of instances per round trip (a cursor took one for each), then one range delete.
         for (let after: string | undefined; ; ) {
+          const page = this.mapRange(from, after);
           const [keys, values] = await Promise.all([
-            request(store.getAllKeys(this.mapRange(from, after), MOVE_PAGE), doing),
-            request(store.getAll(this.mapRange(from, after), MOVE_PAGE), doing),
+            request(store.getAllKeys(page, MOVE_PAGE), doing),
+            request(store.getAll(page, MOVE_PAGE), doing),
           ]);
           keys.forEach((key, i) => {
             const instance = (key as [string, string])[1];

@@ -83,6 +83,19 @@ export function launchBrowser(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * `promise`, or an error naming `what` once `ms` have passed without it settling: a step that
+ * hangs fails the test where it hangs (and lets its browsers be disposed) instead of holding the
+ * whole file until its timeout.
+ */
+export function within<T>(what: string, promise: Promise<T>, ms = 60_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`gave up after ${ms / 1000} s waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** How long a browser may take to quit before it is killed. */
 const QUIT_BOUND_MS = 10_000;
 /** How long a browser may take to die before killGroup gives up, naming what is left. */
@@ -131,10 +144,8 @@ function driven(
     newTab,
     kill: () => killGroup(proc, profileDir),
     async close() {
-      // A quit that hangs (a driver that lost its browser) is given up for the kill.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise((r) => (timer = setTimeout(r, QUIT_BOUND_MS)));
-      await Promise.race([quit().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+      // A quit that fails or hangs (a driver that lost its browser) is given up for the kill.
+      await within("the browser to quit", quit(), QUIT_BOUND_MS).catch(() => undefined);
       await killGroup(proc, profileDir);
     },
   };

@@ -10,9 +10,9 @@ import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, DRIVEN_PAGE_SCRIPT, dispose, type EngineBrowser, launchBrowser, type Tab } from "./engines.js";
+import { CHROMIUM_ARGS, DRIVEN_PAGE_SCRIPT, dispose, type EngineBrowser, launchBrowser, type Tab, within } from "./engines.js";
 
-export { CHROMIUM_ARGS, type Tab };
+export { CHROMIUM_ARGS, type Tab, within };
 
 export const WWW = resolve(fileURLToPath(new URL("../../www", import.meta.url)));
 const SHARED = resolve(fileURLToPath(new URL("../shared", import.meta.url)));
@@ -206,19 +206,6 @@ export async function holdLock(page: Evaluates, name: string): Promise<() => Pro
     name,
   );
   return () => page.evaluate((name) => (window as Held).heldLocks![name]!(), name);
-}
-
-/**
- * `promise`, or an error naming `what` once `ms` have passed without it settling: a step that
- * hangs fails the test where it hangs (and lets its browsers be disposed) instead of holding the
- * whole file until its timeout.
- */
-export function within<T>(what: string, promise: Promise<T>, ms = 60_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`gave up after ${ms / 1000} s waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Polls `check` every `everyMs` until it returns true; fails naming `what` after `ms`. */
