@@ -149,6 +149,8 @@ test(
         },
         { target },
       );
+      // -1: the map is not open yet; 0: the resize has not written (its lock, its reads).
+      let last = -1;
       await until(
         `round ${round}: the resize to reach ${killAt * 100}%`,
         async () => {
@@ -157,11 +159,14 @@ test(
             return { progress: w.progress, failed: w.failed };
           });
           assert.equal(failed, undefined, `round ${round}: the resize failed`);
+          last = progress;
           return progress >= killAt;
         },
         undefined,
         2,
-      );
+      ).catch((e: Error) => {
+        throw new Error(`${e.message} (it was at ${last})`);
+      });
       await within(`round ${round}: the browser to die`, killable.kill());
       const reopened = await launch(`round ${round}, reopened`, profileDir);
       const checked = (await openPage(reopened, server.origin)).evaluate(async (n) => {

@@ -211,8 +211,14 @@ export async function holdLock(page: Evaluates, name: string): Promise<() => Pro
 /** Polls `check` every `everyMs` until it returns true; fails naming `what` after `ms`. */
 export async function until(what: string, check: () => Promise<boolean>, ms = 60_000, everyMs = 20): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!(await within(what, check(), Math.max(0, deadline - Date.now())))) {
-    if (Date.now() >= deadline) throw new Error(`gave up after ${ms / 1000} s waiting for ${what}`);
+  const late = () => new Error(`gave up after ${ms / 1000} s waiting for ${what}`);
+  // A check that outlasts the deadline is reported as the whole wait, not as its own remainder.
+  const checked = () =>
+    within(what, check(), Math.max(0, deadline - Date.now())).catch((e: unknown) => {
+      throw Date.now() >= deadline ? late() : e;
+    });
+  while (!(await checked())) {
+    if (Date.now() >= deadline) throw late();
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
