@@ -162,7 +162,7 @@ test(
           last = progress;
           return progress >= killAt;
         },
-        undefined,
+        120_000, // a resize takes 2-5 s here; twice in 58 runs one had not got there after 60 s
         2,
       ).catch((e: Error) => {
         throw new Error(`${e.message} (it was at ${last})`);
