@@ -6,12 +6,15 @@ import type { Context } from "./context.js";
 import { CustomerDirectory, type CustomerDirectoryOptions } from "./customer-directory.js";
 import { type DexExportOptions, type DexRequest, dexRequests } from "./dex.js";
 import { AttrmapError } from "./errors.js";
+import type { StoreEvent } from "./events.js";
 import { type ExportOptions, exportStream } from "./export-data.js";
 import { InstanceStore } from "./idb.js";
+import type { Identity } from "./identity.js";
 import { type ImportOptions, type ImportSummary, importData } from "./import-data.js";
 import { type LiveQuery, liveQuery } from "./live.js";
 import { defaultLocks, type LockManagerLike } from "./locks.js";
 import { PartitionedMap, type PartitionedMapOptions } from "./partitioned-map.js";
+import { persist, type StorageStatus, storageStatus } from "./persistence.js";
 import { type LogRecord, valueRecords } from "./records.js";
 import { SubscriberArchive, type SubscriberArchiveOptions } from "./subscriber-archive.js";
 
@@ -115,6 +118,51 @@ export class Attrmap {
   liveQuery<T>(query: (store: Attrmap) => Promise<T> | T): LiveQuery<T> {
     const run = args.func<(store: Attrmap) => Promise<T> | T>("query", query);
     return liveQuery(this.ctx, run, (ctx) => new Attrmap(ctx));
+  }
+
+  /**
+   * The database's identity: a random `id` and `createdAt`, written when the database was
+   * created and kept by import, export, resize and retention. Compare it with what your server
+   * last saw to tell a first visit from data lost while no page was open.
+   */
+  identity(): Promise<Identity> {
+    return this.ctx.store.identity();
+  }
+
+  /**
+   * Calls `listener` once each time this store finds its database lost (`"datalost"`: the
+   * site's data cleared, evicted or deleted; the error is `data_lost`) or out of reach for good
+   * (`"unavailable"`: the browser's storage process died and this page cannot reach the new one;
+   * the error is `connection_closed`: reload the page). Returns a function that stops it.
+   */
+  on(event: StoreEvent, listener: (error: AttrmapError) => void): () => void {
+    if (event !== "datalost" && event !== "unavailable")
+      throw args.invalid(
+        `event must be "datalost" or "unavailable", got ${typeof event === "string" ? `"${event}"` : args.describeType(event)}`,
+      );
+    return this.ctx.store.events.on(event, args.func<(error: AttrmapError) => void>("listener", listener));
+  }
+
+  /**
+   * After `data_lost`: goes on with the database there is now (a new, empty one unless another
+   * context already made it). Until this is called, every call fails with `data_lost` and
+   * nothing is written, so a log never starts again at sequence 1 unnoticed.
+   */
+  acknowledgeDataLoss(): void {
+    this.ctx.store.acknowledgeDataLoss();
+  }
+
+  /**
+   * Asks the browser to keep the origin's data under storage pressure
+   * (`navigator.storage.persist()`); `true` when granted, `false` where the API is missing.
+   */
+  persist(): Promise<boolean> {
+    return persist();
+  }
+
+  /** Whether the origin's data is persisted, and its usage and quota in bytes (`undefined` where unknown). */
+  storageStatus(): Promise<StorageStatus> {
+    return storageStatus();
   }
 
   /** Closes the database connection; later calls reopen it. */

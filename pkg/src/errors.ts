@@ -23,6 +23,9 @@ export const ERROR_CODES = [
   "connection_closed",
   "version_conflict",
   "storage_error",
+  // The database as a whole (docs/storage.md, "When data is lost")
+  "data_lost",
+  "outcome_unknown",
 ] as const;
 
 /** Stable codes for every error the package throws. */
@@ -75,11 +78,19 @@ const DOM_ERROR_CODES: Record<string, ErrorCode> = {
   ConstraintError: "corrupt_data",
 };
 
+/**
+ * @internal WebKit's answer on every request once its storage process (the network process)
+ * died under the page: "Connection to Indexed Database server lost. Refresh the page to try again".
+ */
+export function serverLost(error: unknown): boolean {
+  return error instanceof DOMException && error.name === "UnknownError" && /server lost/i.test(error.message);
+}
+
 /** @internal An IndexedDB failure (a DOMException) as an AttrmapError saying what was being done. */
 export function storageError(error: unknown, doing: string): AttrmapError {
   if (error instanceof AttrmapError) return error;
   const name = error instanceof Error || error instanceof DOMException ? error.name : "";
   const detail = error instanceof Error || error instanceof DOMException ? error.message : String(error);
-  const code = DOM_ERROR_CODES[name] ?? "storage_error";
+  const code = serverLost(error) ? "connection_closed" : (DOM_ERROR_CODES[name] ?? "storage_error");
   return new AttrmapError(code, `${doing} failed: ${name || "error"}${detail ? `: ${detail}` : ""}`, { cause: error });
 }

@@ -38,7 +38,12 @@ interface Queue {
   running: boolean;
 }
 
-const LOCK_CODES = new Set(["lock_conflict", "lock_timeout", "aborted"]);
+/**
+ * Failures that are the whole batch's, not one write's: the locks were not had, the database
+ * is gone or out of reach, or the batch may have committed (running its writes again one by
+ * one could apply them twice).
+ */
+const BATCH_CODES = new Set(["lock_conflict", "lock_timeout", "aborted", "data_lost", "connection_closed", "outcome_unknown"]);
 
 const queues = new WeakMap<Context["store"], Map<string, Queue>>();
 
@@ -118,8 +123,8 @@ async function runBatch(ctx: Context, map: string, options: WriteOptions, jobs: 
     );
     return outcomes;
   } catch (error) {
-    // The locks were not had: every write of the batch failed the same way.
-    if (jobs.length === 1 || (error instanceof AttrmapError && LOCK_CODES.has(error.code)))
+    // Every write of the batch failed the same way.
+    if (jobs.length === 1 || (error instanceof AttrmapError && BATCH_CODES.has(error.code)))
       return jobs.map(() => ({ ok: false, error }));
     const alone: Outcome[] = [];
     for (const job of jobs) alone.push(...(await runBatch(ctx, map, options, [job])));

@@ -57,6 +57,8 @@ export const HTTP_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = {
   already_exists: 409,
   quota_exceeded: 507,
   sequence_exhausted: 507,
+  data_lost: 410,
+  outcome_unknown: 500,
 };
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

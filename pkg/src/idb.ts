@@ -5,14 +5,24 @@
 // Every read is one readonly transaction that reads the map's metadata with the instances,
 // so the caller can tell whether the layout it placed keys with is still the stored one.
 import { announce, openChannel } from "./changes.js";
-import { AttrmapError, storageError } from "./errors.js";
+import { AttrmapError, serverLost, storageError } from "./errors.js";
+import { Events } from "./events.js";
+import { freshIndexedDB } from "./frame.js";
+import { dataLost, type Identity, newIdentity, outcomeUnknown, storedIdentity, unreachable } from "./identity.js";
+import { sameValue } from "./same-value.js";
 
 /** The object store of every instance, keyed `[map, instance]`. */
 export const INSTANCES = "instances";
 /** The object store of the maps' metadata records, keyed by map name. */
 export const MAPS = "maps";
-/** The IndexedDB schema version this library creates and expects. */
-export const DB_VERSION = 2;
+/** The object store of the database's own records: its identity. */
+export const DATABASE = "database";
+/** The key of the identity record in DATABASE. */
+const IDENTITY = "identity";
+/** The IndexedDB schema version this library creates and expects: the stored format's version (docs/storage.md). */
+export const DB_VERSION = 3;
+/** Opens tried after a connection was closed under the store, before the next call's own (50 ms, then doubling). */
+const LOOK_AGAIN_TRIES = 6;
 /** Instances an import's final transaction reads per request as it moves them into place. */
 const MOVE_PAGE = 100;
 
@@ -80,14 +90,16 @@ function attempt<T>(doing: string, call: () => T): T {
 }
 
 /**
- * Brings a database written by an older version of this library to the current schema.
- * Version 1 stored a log's chunk size as one number and no key rule: a log becomes one
- * segment, and a partitioned map takes the key rule it is next opened with.
+ * Creates a database, or brings one written by an older version of this library to the
+ * current schema. Version 1 stored a log's chunk size as one number and no key rule: a log
+ * becomes one segment, and a partitioned map takes the key rule it is next opened with.
+ * Version 2 had no identity: it gets one now, as a new database does.
  */
 function upgrade(tx: IDBTransaction, oldVersion: number): void {
   const db = tx.db;
   if (!db.objectStoreNames.contains(INSTANCES)) db.createObjectStore(INSTANCES);
   if (!db.objectStoreNames.contains(MAPS)) db.createObjectStore(MAPS);
+  if (!db.objectStoreNames.contains(DATABASE)) db.createObjectStore(DATABASE).put(newIdentity(), IDENTITY);
   if (oldVersion === 1) {
     tx.objectStore(MAPS).openCursor().onsuccess = (event) => {
       const cursor = (event.target as IDBRequest<IDBCursorWithValue | null>).result;
@@ -107,16 +119,34 @@ function upgrade(tx: IDBTransaction, oldVersion: number): void {
   }
 }
 
+/** Whether a database that exists is attrmap's: one of another program is never changed. */
+function ours(db: IDBDatabase): boolean {
+  return db.objectStoreNames.contains(INSTANCES) && db.objectStoreNames.contains(MAPS);
+}
+
 /** One database's instances and metadata: reads and read-modify-writes, each in one transaction. */
 export class InstanceStore {
   private connection: Promise<IDBDatabase> | undefined;
   private opened: IDBDatabase | undefined;
   private channel: BroadcastChannel | undefined | null = null;
+  /** The identity of the database this store has used; once set, any other database is a loss. */
+  private seen: Identity | undefined;
+  /** Set once the data is lost (`data_lost`) or storage is out of reach (`connection_closed`): every call fails with it. */
+  private failure: AttrmapError | undefined;
+  /** `datalost`, `unavailable`, and `reset` when a loss is acknowledged. */
+  readonly events = new Events();
+
+  /**
+   * What a value read becomes before it is used: itself, or once the store reads through a
+   * frame's IndexedDB (see frame.ts), a copy made in this realm, so that `instanceof Map` and
+   * the caller's own checks hold.
+   */
+  private adopt: <V>(value: V) => V = (value) => value;
 
   constructor(
     readonly name: string,
-    private readonly factory: IDBFactory,
-    private readonly keyRange: typeof IDBKeyRange,
+    private factory: IDBFactory,
+    private keyRange: typeof IDBKeyRange,
   ) {}
 
   /** Every instance of `map`; with `after`, those named after it. */
@@ -124,7 +154,7 @@ export class InstanceStore {
     return after === undefined ? this.keyRange.bound([map], [map, []]) : this.keyRange.bound([map, after], [map, []], true, true);
   }
 
-  private open(): Promise<IDBDatabase> {
+  private open(reconnected = false): Promise<IDBDatabase> {
     return new Promise((resolve, reject) => {
       const doing = `opening database "${this.name}" at version ${DB_VERSION}`;
       let req: IDBOpenDBRequest;
@@ -134,29 +164,124 @@ export class InstanceStore {
         reject(storageError(e, doing));
         return;
       }
-      req.onupgradeneeded = (event) => upgrade(req.transaction!, event.oldVersion);
+      let replaced = false;
+      let foreign = false;
+      req.onupgradeneeded = (event) => {
+        // This store used the database at this version: one that must be created or upgraded is
+        // another. Aborting the upgrade writes nothing (a database it was creating is not made).
+        if (this.seen) {
+          replaced = true;
+          req.transaction!.abort();
+          return;
+        }
+        if (event.oldVersion > 0 && !ours(req.result)) {
+          foreign = true;
+          req.transaction!.abort();
+          return;
+        }
+        upgrade(req.transaction!, event.oldVersion);
+      };
       req.onsuccess = () => {
         const db = req.result;
-        // Another tab wants a newer schema, or the browser closed us: let go, reopen on next use.
-        db.onversionchange = () => this.drop(db);
-        db.onclose = () => this.drop(db);
-        this.opened = db;
-        resolve(db);
+        // Another context wants a newer schema: let go, reopen on next use. It deletes the
+        // database, or the browser closed us (site data cleared, storage evicted): let go, and
+        // look again at once, so that a loss is told when it happens.
+        db.onversionchange = (event) => this.drop(db, event.newVersion === null);
+        db.onclose = () => this.drop(db, true);
+        this.recognize(db).then(
+          () => {
+            this.opened = db;
+            resolve(db);
+          },
+          (e: unknown) => {
+            db.close();
+            reject(e);
+          },
+        );
       };
-      req.onerror = () => reject(storageError(req.error, doing));
+      req.onerror = (event) => {
+        event.preventDefault(); // handled here: not an uncaught error of the page
+        const error = storageError(req.error, doing);
+        if (replaced) return reject(this.fail("datalost", dataLost(this.name, this.seen!)));
+        if (foreign)
+          return reject(
+            new AttrmapError(
+              "storage_error",
+              `${doing} failed: it is another program's database (it has no "${INSTANCES}" and "${MAPS}" stores); left as it is`,
+            ),
+          );
+        if (!serverLost(req.error)) return reject(error);
+        // The storage process died (WebKit): connect again through a fresh document, once.
+        const fresh = reconnected ? undefined : freshIndexedDB(this.factory);
+        if (!fresh) return reject(this.fail("unavailable", unreachable(this.name, error)));
+        this.factory = fresh.factory;
+        this.keyRange = fresh.keyRange;
+        this.adopt = (value) => structuredClone(value);
+        resolve(this.open(true));
+      };
     });
   }
 
-  private drop(db: IDBDatabase): void {
+  /** Reads the identity of a database just opened: the first one seen is this store's; another is a loss. */
+  private async recognize(db: IDBDatabase): Promise<void> {
+    const doing = `reading the identity of database "${this.name}"`;
+    const tx = attempt(doing, () => db.transaction(DATABASE, "readonly"));
+    const found = this.adopt(await request(tx.objectStore(DATABASE).get(IDENTITY), doing));
+    tx.commit?.();
+    const identity = found === undefined && this.seen ? undefined : storedIdentity(this.name, found);
+    if (!this.seen) this.seen = identity;
+    else if (identity?.id !== this.seen.id) throw this.fail("datalost", dataLost(this.name, this.seen));
+  }
+
+  /** Enters the failed state (once: the first failure stays) and tells its listeners. */
+  private fail(event: "datalost" | "unavailable", error: AttrmapError): AttrmapError {
+    if (this.failure) return this.failure;
+    this.failure = error;
+    this.events.emit(event, error);
+    return error;
+  }
+
+  /** The database's identity, as `store.identity()` gives it. */
+  async identity(): Promise<Identity> {
+    await this.db();
+    return this.seen!;
+  }
+
+  /**
+   * After a `data_lost`: forgets the lost database, so that the next call opens (or creates)
+   * the one there is now. No-op otherwise.
+   */
+  acknowledgeDataLoss(): void {
+    if (this.failure?.code !== "data_lost") return;
+    const lost = this.failure;
+    this.failure = undefined;
+    this.seen = undefined;
+    this.events.emit("reset", lost);
+  }
+
+  /** Closes `db`; with `lookAgain`, opens a new connection at once (see open). */
+  private drop(db: IDBDatabase, lookAgain = false): void {
     db.close();
     // Forget it only if it is still the current one: a newer connection may be open already.
     if (this.opened === db) {
       this.opened = undefined;
       this.connection = undefined;
+      if (lookAgain) this.lookAgain();
     }
   }
 
+  /** Opens a connection now, to learn whether the database is still this store's; a failed open is tried again a few times. */
+  private lookAgain(attempt = 0): void {
+    this.db().catch(() => {
+      // A browser still clearing the site's data fails opens for a moment ("The connection was closed").
+      if (this.failure || attempt >= LOOK_AGAIN_TRIES) return;
+      const timer = setTimeout(() => this.lookAgain(attempt + 1), 50 * 2 ** attempt);
+      (timer as { unref?: () => void }).unref?.(); // in Node, never what keeps the process alive
+    });
+  }
+
   private db(): Promise<IDBDatabase> {
+    if (this.failure) return Promise.reject(this.failure);
     const connection = (this.connection ??= this.open());
     connection.catch(() => {
       if (this.connection === connection) this.connection = undefined;
@@ -186,12 +311,22 @@ export class InstanceStore {
     return new Promise<T>((resolve, reject) => {
       let result: T;
       let failure: { error: unknown } | undefined;
+      let committing = false;
       tx.oncomplete = () => resolve(result);
-      tx.onabort = () =>
-        reject(failure ? failure.error : storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing));
+      tx.onabort = () => {
+        if (failure) return reject(failure.error);
+        const error = storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing);
+        if (error.code !== "connection_closed") return reject(error);
+        // The storage process died (WebKit): this connection is done. A write asked to commit may
+        // have landed (WebKit reports the abort even so), and no connection of this page can read
+        // it back, since a page cannot reach the new storage process (docs/storage.md).
+        this.drop(tx.db, true);
+        reject(committing && mode === "readwrite" ? outcomeUnknown(doing, error) : error);
+      };
       body(tx).then(
         (r) => {
           result = r;
+          committing = true;
           tx.commit?.();
         },
         (e: unknown) => {
@@ -235,7 +370,7 @@ export class InstanceStore {
         ...instances.map((i) => request(store.get([map, i]), doing)),
       ]);
     });
-    return { meta, values };
+    return { meta: this.adopt(meta), values: values.map(this.adopt) };
   }
 
   /**
@@ -251,6 +386,8 @@ export class InstanceStore {
     all?: ReadAll,
   ): Promise<T> {
     const changed: string[] = [];
+    let before: Snapshot | undefined;
+    let planned: Writes<T> | undefined;
     const result = await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const maps = tx.objectStore(MAPS);
@@ -261,7 +398,8 @@ export class InstanceStore {
         ...instances.map((i) => request(store.get([map, i]), doing)),
       ]);
       const names = keys?.map((k) => (k as [string, string])[1]);
-      const writes = compute({ meta, values, names, all: everything });
+      before = { meta: this.adopt(meta), values: values.map(this.adopt), names, all: everything?.map(this.adopt) };
+      const writes = (planned = compute(before));
       const [ranged, adds] = attempt(doing, () => {
         if (writes.meta === null) maps.delete(map);
         else if (writes.meta) maps.put(writes.meta, map);
@@ -286,10 +424,65 @@ export class InstanceStore {
         ...rangeNames,
       );
       return writes.result;
+    }).catch(async (e: unknown) => {
+      if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || !planned) throw e;
+      await this.readBack(map, doing, instances, before!, planned, e);
+      changed.push(...(planned.put ?? []).map(([i]) => i), ...(planned.add ?? []).map(([i]) => i), ...(planned.delete ?? []));
+      return planned.result;
     });
     // Announced only once committed, and only when instances changed (not for a layout alone).
     if (changed.length > 0) announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: changed });
     return result;
+  }
+
+  /**
+   * After `outcome_unknown`: reads back what the write changed, through a new connection, and
+   * returns if it landed; throws `transaction_aborted` if everything is as before it, and the
+   * `outcome_unknown` it was given if it cannot tell. The caller still holds the write's locks,
+   * so no writer of this library changed those instances since.
+   */
+  private async readBack(
+    map: string,
+    doing: string,
+    read: readonly string[],
+    before: Snapshot,
+    writes: Writes<unknown>,
+    unknown: AttrmapError,
+  ): Promise<void> {
+    const written = new Map<string, unknown>([
+      ...(writes.delete ?? []).map((i) => [i, undefined] as const),
+      ...(writes.put ?? []),
+      ...(writes.add ?? []),
+    ]);
+    const names = [...written.keys()];
+    let now: Snapshot;
+    let leftInRange = 0;
+    try {
+      now = await this.read(map, names);
+      if (writes.deleteRange) {
+        const range = this.keyRange.bound([map, writes.deleteRange[0]], [map, writes.deleteRange[1]], false, true);
+        const reading = `reading back ${doing}`;
+        leftInRange = await this.readOnly(reading, (tx) => request(tx.objectStore(INSTANCES).count(range), reading));
+      }
+    } catch {
+      throw unknown;
+    }
+    const previous = (name: string) => before.values[read.indexOf(name)];
+    const pairs: Array<[now: unknown, landed: unknown, kept: unknown]> = names.map((n, i) => [
+      now.values[i],
+      written.get(n),
+      previous(n),
+    ]);
+    if (writes.meta !== undefined) pairs.push([now.meta, writes.meta ?? undefined, before.meta]);
+    const landed = pairs.every(([n, l]) => sameValue(n, l) === true) && leftInRange === 0;
+    const kept = pairs.every(([n, , k]) => sameValue(n, k) === true) && (writes.deleteRange === undefined || leftInRange > 0);
+    if (landed) return;
+    if (!kept) throw unknown;
+    throw new AttrmapError(
+      "transaction_aborted",
+      `${doing} failed: the connection to the browser's storage was lost before the write committed; nothing was written`,
+      { cause: unknown },
+    );
   }
 
   /**
@@ -299,7 +492,10 @@ export class InstanceStore {
    */
   async rewrite<T>(map: string, doing: string, body: (tx: Rewrite) => Promise<T>): Promise<T> {
     const changed = new Set<string>();
-    const result = await this.transaction("readwrite", doing, async (tx) => {
+    let before: unknown;
+    let after: object | undefined;
+    let result: T | undefined;
+    await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const maps = tx.objectStore(MAPS);
       const [meta, keys, values] = await Promise.all([
@@ -309,10 +505,11 @@ export class InstanceStore {
       ]);
       const names = keys.map((k) => (k as [string, string])[1]);
       for (const name of names) changed.add(name);
-      return body({
-        meta,
+      before = this.adopt(meta);
+      result = await body({
+        meta: before,
         names,
-        values,
+        values: values.map(this.adopt),
         clear: () => attempt(doing, () => void store.delete(this.mapRange(map))),
         put: async (instance, value) => {
           changed.add(instance);
@@ -321,12 +518,19 @@ export class InstanceStore {
             doing,
           );
         },
-        putMeta: (value) => attempt(doing, () => void maps.put(value, map)),
+        putMeta: (value) => {
+          after = value;
+          attempt(doing, () => void maps.put(value, map));
+        },
       });
+    }).catch(async (e: unknown) => {
+      // A rewrite stores a new layout version: the metadata alone says whether it landed.
+      if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || after === undefined) throw e;
+      await this.readBack(map, doing, [], { meta: before, values: [] }, { meta: after, result: undefined }, e);
     });
     if (changed.size > 0)
       announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: [...changed] });
-    return result;
+    return result as T;
   }
 
   /** The map's metadata and its first instance named after `after` (undefined: the first), in one readonly transaction. */
@@ -340,7 +544,10 @@ export class InstanceStore {
         request(tx.objectStore(MAPS).get(map), doing),
         request(tx.objectStore(INSTANCES).openCursor(this.mapRange(map, after)), doing),
       ]);
-      return cursor ? { meta, instance: (cursor.primaryKey as [string, string])[1], value: cursor.value as unknown } : { meta };
+      const found = { meta: this.adopt(meta) };
+      return cursor
+        ? { ...found, instance: (cursor.primaryKey as [string, string])[1], value: this.adopt(cursor.value as unknown) }
+        : found;
     });
   }
 
@@ -351,7 +558,7 @@ export class InstanceStore {
    */
   scan(map: string, doing: string, visit: (meta: unknown, instance: string, value: unknown) => unknown): Promise<unknown> {
     return this.transaction("readonly", doing, async (tx) => {
-      const meta = await request(tx.objectStore(MAPS).get(map), doing);
+      const meta = this.adopt(await request(tx.objectStore(MAPS).get(map), doing));
       await new Promise<void>((resolve, reject) => {
         const req = tx.objectStore(INSTANCES).openCursor(this.mapRange(map));
         req.onerror = () => reject(storageError(req.error, doing));
@@ -360,7 +567,7 @@ export class InstanceStore {
           if (!cursor) return resolve();
           let more: unknown;
           try {
-            more = visit(meta, (cursor.primaryKey as [string, string])[1], cursor.value);
+            more = visit(meta, (cursor.primaryKey as [string, string])[1], this.adopt(cursor.value));
           } catch (e) {
             return reject(e);
           }

@@ -14,6 +14,7 @@ export type { DexExportOptions, DexMapNames, DexRequest, DexSdk } from "./dex.js
 export { DEX_SAMPLE_NAMES } from "./dex.js";
 export type { ErrorCode } from "./errors.js";
 export { AttrmapError, ERROR_CODES } from "./errors.js";
+export type { StoreEvent } from "./events.js";
 export type { ExportOptions } from "./export-data.js";
 export type { AttrmapHandler, FlowRun, HandlerOptions } from "./http.js";
 export {
@@ -25,6 +26,7 @@ export {
   SEQUENTIALLY_CHUNKED_ROUTES,
   SUBSCRIBER_ARCHIVE_FLOW,
 } from "./http.js";
+export type { Identity } from "./identity.js";
 export type { ImportOptions, ImportProgress, ImportSummary } from "./import-data.js";
 export type { ChunkedLayout, Layout, LogState, PartitionedLayout, Segment } from "./layout.js";
 export { MAX_BATCH } from "./limits.js";
@@ -33,6 +35,7 @@ export type { LockGrant, LockKey, LockManagerLike, LockRequestOptions, LockWait,
 export { InProcessLocks, lockName } from "./locks.js";
 export type { Partition, PartitionedMapOptions, ResizeOptions, ResizeProgress } from "./partitioned-map.js";
 export { PartitionedMap } from "./partitioned-map.js";
+export type { StorageStatus } from "./persistence.js";
 export type { CustomerProfile, CustomerProfileInput, LogRecord, NewSubscriber, Subscriber } from "./records.js";
 export type { RetryOptions } from "./retry.js";
 export { retryOnConflict } from "./retry.js";

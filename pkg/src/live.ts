@@ -93,11 +93,14 @@ export function liveQuery<T>(
       let deps = new Set<string>();
       // Changes announced while the query runs: they are checked against what this run reads.
       let during: Change[] = [];
+      // The database was lost or a loss acknowledged while the query ran: it runs again anyway.
+      let reset = false;
       const run = async () => {
         running = true;
         let again: boolean;
         do {
           during = [];
+          reset = false;
           const read = new Set<string>();
           try {
             const value = await query(view(tracking(ctx, read)));
@@ -107,19 +110,27 @@ export function liveQuery<T>(
             deps = read;
             if (!stopped) error?.(e);
           }
-          again = during.some((c) => touches(deps, c));
+          again = reset || during.some((c) => touches(deps, c));
         } while (again && !stopped);
         running = false;
       };
-      const stop = watchChanges(ctx.store.name, (change) => {
+      const stopWatching = watchChanges(ctx.store.name, (change) => {
         if (stopped) return;
         if (running) during.push(change);
         else if (touches(deps, change)) void run();
       });
+      // A loss is told as the query's error (its reads now fail with data_lost); once it is
+      // acknowledged, the query shows the new database.
+      const rerun = () => {
+        if (stopped) return;
+        if (running) reset = true;
+        else void run();
+      };
+      const stops = [stopWatching, ctx.store.events.on("datalost", rerun), ctx.store.events.on("reset", rerun)];
       void run();
       const unsubscribe = () => {
         stopped = true;
-        stop();
+        for (const stop of stops) stop();
       };
       return Object.defineProperties(unsubscribe, {
         unsubscribe: { value: unsubscribe },

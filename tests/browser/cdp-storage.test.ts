@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
-import { openTab, useChromiumProfile } from "./harness.js";
+import { openTab, until, useChromiumProfile } from "./harness.js";
 
 const env = useChromiumProfile();
 
@@ -40,28 +40,52 @@ test("a real quota error: the upsert fails with quota_exceeded and the stored da
   });
 });
 
-test("a connection the browser closes (site data cleared) is reopened by the next call", async () => {
-  const page = await openTab(env.context, env.server.origin);
-  await page.evaluate(async () => {
-    const w = window as unknown as {
-      dir: Awaited<ReturnType<ReturnType<typeof window.attrmap.openAttrmap>["customerDirectory"]>>;
-    };
-    w.dir = await window.attrmap.openAttrmap({ name: "cleared" }).customerDirectory();
-    await w.dir.upsertProfile({ emailAddress: "before@example.com" });
-  });
-  // Clearing IndexedDB force-closes every open connection of the origin.
-  const cdp = await env.context.newCDPSession(page);
+test("site data cleared under two tabs: each store is told data_lost once and writes nothing until acknowledged", async () => {
+  const tabs = [await openTab(env.context, env.server.origin), await openTab(env.context, env.server.origin)];
+  for (const [i, page] of tabs.entries())
+    await page.evaluate(async (i) => {
+      const w = window as unknown as { store: ReturnType<typeof window.attrmap.openAttrmap>; lost: string[] };
+      w.store = window.attrmap.openAttrmap({ name: "cleared" });
+      w.lost = [];
+      w.store.on("datalost", (e) => w.lost.push(e.code));
+      const archive = await w.store.subscriberArchive();
+      await archive.registerSubscriber({ subscriberId: `before-${i}`, deliveryAddress: "p" });
+    }, i);
+  // Clearing IndexedDB force-closes every open connection of the origin and deletes its databases.
+  const cdp = await env.context.newCDPSession(tabs[0]!);
   await cdp.send("Storage.clearDataForOrigin", { origin: env.server.origin, storageTypes: "indexeddb" });
-  const after = await page.evaluate(async () => {
-    const w = window as unknown as {
-      dir: { upsertProfile(p: object): Promise<unknown>; getProfile(e: string): Promise<{ emailAddress: string } | undefined> };
-    };
-    await w.dir.upsertProfile({ emailAddress: "after@example.com" });
+  for (const page of tabs)
+    await until("the datalost event", () => page.evaluate(() => (window as unknown as { lost: string[] }).lost.length === 1));
+  const [a, b] = await Promise.all(
+    tabs.map((page) =>
+      page.evaluate(async () => {
+        const w = window as unknown as { store: ReturnType<typeof window.attrmap.openAttrmap>; lost: string[] };
+        const archive = w.store
+          .subscriberArchive()
+          .then((a) => a.registerSubscriber({ subscriberId: "x", deliveryAddress: "p" }));
+        const code = await archive.then(
+          (s) => `sequence ${s.sequence}`,
+          (e: { code: string }) => e.code,
+        );
+        return { code, lost: w.lost, databases: (await indexedDB.databases()).map((d) => d.name) };
+      }),
+    ),
+  );
+  // No sequence 1 in a database nobody acknowledged: there is no database at all.
+  assert.deepEqual(a, { code: "data_lost", lost: ["data_lost"], databases: [] });
+  assert.deepEqual(b, a);
+  const again = await tabs[0]!.evaluate(async () => {
+    const w = window as unknown as { store: ReturnType<typeof window.attrmap.openAttrmap>; lost: string[] };
+    w.store.acknowledgeDataLoss();
+    const archive = await w.store.subscriberArchive();
     return {
-      before: await w.dir.getProfile("before@example.com"),
-      after: (await w.dir.getProfile("after@example.com"))?.emailAddress,
+      sequence: (await archive.registerSubscriber({ subscriberId: "after", deliveryAddress: "p" })).sequence,
+      lost: w.lost,
     };
   });
-  assert.deepEqual(after, { before: undefined, after: "after@example.com" });
-  assert.deepEqual(page.errors, []);
+  assert.deepEqual(again, { sequence: 1, lost: ["data_lost"] });
+  for (const page of tabs) {
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
 });

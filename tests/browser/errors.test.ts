@@ -9,7 +9,7 @@ import { holdLock, openTab, useChromiumProfile } from "./harness.js";
 
 const env = useChromiumProfile();
 
-test("transaction_aborted: a big write aborted by the browser clearing the site's data; the next call reopens", async () => {
+test("transaction_aborted: a big write aborted by the browser clearing the site's data; once acknowledged, the store goes on", async () => {
   const page = await openTab(env.context, env.server.origin);
   const cdp = await env.context.newCDPSession(page);
   let armed = false;
@@ -24,9 +24,8 @@ test("transaction_aborted: a big write aborted by the browser clearing the site'
   for (let round = 0; round < 8 && !seen.includes("transaction_aborted"); round++) {
     armed = true;
     const result = await page.evaluate(async (round) => {
-      const map = await window.attrmap
-        .openAttrmap({ name: `aborted-${round}` })
-        .partitionedMap<string>("m", { partitionCount: 2000 });
+      const store = window.attrmap.openAttrmap({ name: `aborted-${round}` });
+      const map = await store.partitionedMap<string>("m", { partitionCount: 2000 });
       const original = IDBDatabase.prototype.transaction;
       IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase["transaction"]>) {
         const tx = original.apply(this, args);
@@ -39,14 +38,20 @@ test("transaction_aborted: a big write aborted by the browser clearing the site'
         (e: { code?: string }) => e.code ?? String(e),
       );
       IDBDatabase.prototype.transaction = original;
+      // The clear lost the store's database, which it says until it is acknowledged.
+      const lost = await map.upsert("after", "works").then(
+        () => "ok",
+        (e: { code?: string }) => e.code,
+      );
+      store.acknowledgeDataLoss();
       await map.upsert("after", "works");
-      return { outcome, after: await map.get("after"), count: await map.count() };
+      return { outcome, lost, after: await map.get("after"), count: await map.count() };
     }, round);
     seen.push(result.outcome);
     assert.deepEqual(
-      [result.after, result.count],
-      ["works", 1],
-      "after the failure the store works, and nothing of the batch is there",
+      [result.lost, result.after, result.count],
+      ["data_lost", "works", 1],
+      "after the failure the store says data_lost, then works once acknowledged, and nothing of the batch is there",
     );
   }
   assert.ok(seen.includes("transaction_aborted"), seen.join(", "));
@@ -94,7 +99,7 @@ test("a connection closed under the store is reopened once; if every one closes 
   await page.close();
 });
 
-test("storage_error: a database of the same name without attrmap's object stores", async () => {
+test("storage_error: another program's database of the same name, left untouched", async () => {
   const page = await openTab(env.context, env.server.origin);
   const result = await page.evaluate(async () => {
     // Another program's database, at the schema version attrmap uses, with other stores.
@@ -107,15 +112,25 @@ test("storage_error: a database of the same name without attrmap's object stores
       };
       req.onerror = () => reject(req.error);
     });
-    return window.attrmap
+    const outcome = await window.attrmap
       .openAttrmap({ name: "someone-else" })
       .partitionedMap("m")
       .then(
         () => "ok",
         (e: { code?: string; message: string }) => `${e.code}: ${e.message}`,
       );
+    const db = await new Promise<IDBDatabase>((resolve) => {
+      const req = indexedDB.open("someone-else");
+      req.onsuccess = () => resolve(req.result);
+    });
+    db.close();
+    return { outcome, after: { version: db.version, stores: Array.from(db.objectStoreNames) } };
   });
-  assert.match(result, /^storage_error: opening map "m" failed: NotFoundError/);
+  assert.match(
+    result.outcome,
+    /^storage_error: opening database "someone-else" at version 3 failed: it is another program's database/,
+  );
+  assert.deepEqual(result.after, { version: 2, stores: ["their-things"] }, "the other program's database is left as it was");
   await page.close();
 });
 

@@ -41,6 +41,8 @@ const CODES = new Set([
   "connection_closed",
   "version_conflict",
   "storage_error",
+  "data_lost",
+  "outcome_unknown",
 ]);
 
 /** Words of Rust, serde or the engine that a message for a caller must not show. */

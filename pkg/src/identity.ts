@@ -1,0 +1,52 @@
+// A database's identity: a random id and a creation time, written in the transaction that
+// creates the database and never changed after. A store that has seen one and then finds
+// none, or another, knows that the data it had is gone (SPEC 6.2, docs/storage.md).
+import { AttrmapError } from "./errors.js";
+
+/** Who a database is: `id` is 128 random bits as 32 lowercase hex digits, `createdAt` milliseconds since the epoch. */
+export interface Identity {
+  readonly id: string;
+  readonly createdAt: number;
+}
+
+/** A new identity, for a database being created. */
+export function newIdentity(): Identity {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return { id: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""), createdAt: Date.now() };
+}
+
+/** The stored record as an Identity, or `corrupt_data` for anything else. */
+export function storedIdentity(database: string, value: unknown): Identity {
+  const v = value as { id?: unknown; createdAt?: unknown } | undefined;
+  if (typeof v?.id !== "string" || !/^[0-9a-f]{32}$/.test(v.id) || !Number.isSafeInteger(v.createdAt))
+    throw new AttrmapError("corrupt_data", `database "${database}" has no valid identity record`);
+  return { id: v.id, createdAt: v.createdAt as number };
+}
+
+/** The `data_lost` error of a store that had the database `identity` and lost it. */
+export function dataLost(database: string, identity: Identity): AttrmapError {
+  return new AttrmapError(
+    "data_lost",
+    `database "${database}" (identity ${identity.id}, created ${new Date(identity.createdAt).toISOString()}) is gone: ` +
+      "its data was cleared, evicted or deleted; call acknowledgeDataLoss() to go on with a new, empty database",
+  );
+}
+
+/** The `connection_closed` of a store whose browser storage is out of reach from this page for good. */
+export function unreachable(database: string, cause: AttrmapError): AttrmapError {
+  return new AttrmapError(
+    "connection_closed",
+    `database "${database}" cannot be reached: the browser's storage process stopped and this page cannot connect to ` +
+      "the new one; reload the page (nothing was written after the connection was lost)",
+    { cause },
+  );
+}
+
+/** The `outcome_unknown` of a write whose transaction the browser reported aborted after it was asked to commit. */
+export function outcomeUnknown(doing: string, cause: AttrmapError): AttrmapError {
+  return new AttrmapError(
+    "outcome_unknown",
+    `${doing}: the connection was lost while the write committed, and it cannot be read back: the write may have landed`,
+    { cause },
+  );
+}
