@@ -86,11 +86,11 @@ $(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts) pkg/tsconfig.json
 build: $(DIST)
 
 # The registry page shows the README, so it ships, with the licences and the docs it links.
-PACKAGE_DOCS := README.md BENCHMARKS.md LICENSE-MIT LICENSE-APACHE $(wildcard docs/*.md)
+PACKAGE_DOCS := README.md BENCHMARKS.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE $(wildcard docs/*.md)
 
 $(TARBALL): $(DIST) pkg/package.json $(PACKAGE_DOCS)
 	mkdir -p build pkg/docs
-	cp README.md BENCHMARKS.md LICENSE-MIT LICENSE-APACHE pkg/
+	cp README.md BENCHMARKS.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE pkg/
 	cp docs/*.md pkg/docs/
 	cd pkg && npm pack --silent --pack-destination ../build >/dev/null
 

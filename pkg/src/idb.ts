@@ -316,10 +316,10 @@ export class InstanceStore {
       tx.onabort = () => {
         if (failure) return reject(failure.error);
         const error = storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing);
-        if (error.code !== "connection_closed") return reject(error);
-        // The storage process died (WebKit): this connection is done. A write asked to commit may
-        // have landed (WebKit reports the abort even so), and no connection of this page can read
-        // it back, since a page cannot reach the new storage process (docs/storage.md).
+        // The storage process died (WebKit): this connection is done, and a write asked to commit
+        // may have landed all the same (WebKit reports "An internal error was encountered in the
+        // Indexed Database server" for it); the caller reads back what it wrote.
+        if (tx.error?.name !== "UnknownError") return reject(error);
         this.drop(tx.db, true);
         reject(committing && mode === "readwrite" ? outcomeUnknown(doing, error) : error);
       };
