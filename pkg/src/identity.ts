@@ -46,7 +46,8 @@ export function unreachable(database: string, cause: AttrmapError): AttrmapError
 export function outcomeUnknown(doing: string, cause: AttrmapError): AttrmapError {
   return new AttrmapError(
     "outcome_unknown",
-    `${doing}: the browser's storage failed while the write committed, and what it wrote could not be read back: the write may have landed`,
+    `${doing}: the browser's storage failed while the write committed, and what it wrote could not be read back: ` +
+      "the write may have landed",
     { cause },
   );
 }

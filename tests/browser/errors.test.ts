@@ -9,7 +9,7 @@ import { holdLock, openTab, useChromiumProfile } from "./harness.js";
 
 const env = useChromiumProfile();
 
-test("transaction_aborted: a big write aborted by the browser clearing the site's data; once acknowledged, the store goes on", async () => {
+test("transaction_aborted: a big write aborted by clearing the site's data; acknowledged, the store goes on", async () => {
   const page = await openTab(env.context, env.server.origin);
   const cdp = await env.context.newCDPSession(page);
   let armed = false;
