@@ -38,6 +38,14 @@ function wrongType(name: string, wanted: string, value: unknown): AttrmapError {
   return invalid(`${name} must be ${wanted}, got ${describeType(value)}`);
 }
 
+/** One of `choices` (strings), for an option or an event name. */
+export function oneOf<T extends string>(name: string, value: unknown, choices: readonly T[]): T {
+  if ((choices as readonly unknown[]).includes(value)) return value as T;
+  const listed = choices.map((c) => `"${c}"`);
+  const wanted = `${listed.slice(0, -1).join(", ")} or ${listed.at(-1)}`;
+  throw invalid(`${name} must be ${wanted}, got ${typeof value === "string" ? `"${value}"` : describeType(value)}`);
+}
+
 /** A string of any length (stored as it is, never sent to wasm). */
 export function string(name: string, value: unknown): string {
   if (typeof value !== "string") throw wrongType(name, "a string", value);

@@ -136,11 +136,8 @@ export class Attrmap {
    * the error is `connection_closed`: reload the page). Returns a function that stops it.
    */
   on(event: StoreEvent, listener: (error: AttrmapError) => void): () => void {
-    if (event !== "datalost" && event !== "unavailable")
-      throw args.invalid(
-        `event must be "datalost" or "unavailable", got ${typeof event === "string" ? `"${event}"` : args.describeType(event)}`,
-      );
-    return this.ctx.store.events.on(event, args.func<(error: AttrmapError) => void>("listener", listener));
+    const checked = args.oneOf<StoreEvent>("event", event, ["datalost", "unavailable"]);
+    return this.ctx.store.events.on(checked, args.func<(error: AttrmapError) => void>("listener", listener));
   }
 
   /**

@@ -4,6 +4,7 @@
 // Refresh the page to try again"), and so do the dedicated workers it starts. A document made
 // after the crash connects to the new process: a same-origin about:blank iframe of the page
 // does, and its `indexedDB` serves the page (measured: docs/storage.md).
+import { AttrmapError } from "./errors.js";
 
 /** An IndexedDB of a fresh document of this page, and the IDBKeyRange that goes with it. */
 export interface FreshIndexedDB {
@@ -37,4 +38,14 @@ export function freshIndexedDB(failed: IDBFactory): FreshIndexedDB | undefined {
   }
   current = { frame, fresh: { factory: w.indexedDB, keyRange: w.IDBKeyRange } };
   return current.fresh;
+}
+
+/** The `connection_closed` of a store whose browser storage is out of reach from this page for good. */
+export function unreachable(database: string, cause: AttrmapError): AttrmapError {
+  return new AttrmapError(
+    "connection_closed",
+    `database "${database}" cannot be reached: the browser's storage process stopped and this page cannot connect to ` +
+      "the new one; reload the page (nothing was written after the connection was lost)",
+    { cause },
+  );
 }

@@ -7,8 +7,8 @@
 import { announce, openChannel } from "./changes.js";
 import { AttrmapError, serverLost, storageError } from "./errors.js";
 import { Events } from "./events.js";
-import { freshIndexedDB } from "./frame.js";
-import { dataLost, type Identity, newIdentity, outcomeUnknown, storedIdentity, unreachable } from "./identity.js";
+import { freshIndexedDB, unreachable } from "./frame.js";
+import { dataLost, type Identity, newIdentity, storedIdentity } from "./identity.js";
 import { sameValue } from "./same-value.js";
 
 /** The object store of every instance, keyed `[map, instance]`. */
@@ -467,6 +467,7 @@ export class InstanceStore {
     } catch {
       throw unknown;
     }
+    // An instance the write did not read (an archive it added) was absent before it.
     const previous = (name: string) => before.values[read.indexOf(name)];
     const pairs: Array<[now: unknown, landed: unknown, kept: unknown]> = names.map((n, i) => [
       now.values[i],
@@ -657,6 +658,16 @@ export class InstanceStore {
       () => undefined,
     );
   }
+}
+
+/** The `outcome_unknown` of a write whose transaction the browser reported aborted after it was asked to commit. */
+function outcomeUnknown(doing: string, cause: AttrmapError): AttrmapError {
+  return new AttrmapError(
+    "outcome_unknown",
+    `${doing}: the browser's storage failed while the write committed, and what it wrote could not be read back: ` +
+      "the write may have landed",
+    { cause },
+  );
 }
 
 /** An AttrmapError for stored data that breaks a rule, naming map and instance. */

@@ -31,23 +31,3 @@ export function dataLost(database: string, identity: Identity): AttrmapError {
       "its data was cleared, evicted or deleted; call acknowledgeDataLoss() to go on with a new, empty database",
   );
 }
-
-/** The `connection_closed` of a store whose browser storage is out of reach from this page for good. */
-export function unreachable(database: string, cause: AttrmapError): AttrmapError {
-  return new AttrmapError(
-    "connection_closed",
-    `database "${database}" cannot be reached: the browser's storage process stopped and this page cannot connect to ` +
-      "the new one; reload the page (nothing was written after the connection was lost)",
-    { cause },
-  );
-}
-
-/** The `outcome_unknown` of a write whose transaction the browser reported aborted after it was asked to commit. */
-export function outcomeUnknown(doing: string, cause: AttrmapError): AttrmapError {
-  return new AttrmapError(
-    "outcome_unknown",
-    `${doing}: the browser's storage failed while the write committed, and what it wrote could not be read back: ` +
-      "the write may have landed",
-    { cause },
-  );
-}

@@ -25,14 +25,9 @@ export interface WriteOptions {
 export function writeOptions(value: unknown, name = "options"): WriteOptions {
   const o = args.options(name, value);
   const lock = args.field(name, o, "lock");
-  if (lock !== undefined && lock !== "wait" && lock !== "ifAvailable") {
-    throw args.invalid(
-      `${name}.lock must be "wait" or "ifAvailable", got ${typeof lock === "string" ? `"${lock}"` : args.describeType(lock)}`,
-    );
-  }
   const timeout = args.field(name, o, "timeoutMs");
   return {
-    lock: lock as LockWait | undefined,
+    lock: lock === undefined ? undefined : args.oneOf<LockWait>(`${name}.lock`, lock, ["wait", "ifAvailable"]),
     timeoutMs: timeout === undefined ? undefined : args.duration(`${name}.timeoutMs`, timeout, true),
     signal: args.signal(`${name}.signal`, args.field(name, o, "signal")),
   };

@@ -59,6 +59,11 @@ export interface EngineBrowser {
   kill(): Promise<void>;
   /** Closes the browser; the profile stays (for a relaunch). */
   close(): Promise<void>;
+  /**
+   * WebKit with `keepData` only: SIGKILLs the browser's network process, which holds its
+   * IndexedDB (the browser starts a new one), and waits until it is gone; resolves with its pid.
+   */
+  killStorageProcess?(): Promise<number>;
 }
 
 export interface LaunchOptions {
@@ -561,7 +566,19 @@ async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
       await new Promise((ok) => hub.close(ok));
       for (const job of waiting.values()) job.reject(new Error("the browser was killed"));
     })());
-  return { engine: "webkit", profileDir, newTab, kill: stop, close: stop };
+  const killStorageProcess = async () => {
+    const found = spawnSync("pgrep", ["-g", String(proc?.pid), "-f", "WebKitNetworkProcess"], { encoding: "utf8" });
+    const pid = Number(found.stdout.trim().split(/\s+/)[0]);
+    if (!proc || !pid) throw new Error("no network process of the browser to kill");
+    process.kill(pid, "SIGKILL");
+    // Dead once gone, or a zombie its parent has not reaped yet.
+    while (
+      spawnSync("pgrep", ["-r", "D,R,S,T", "-g", String(proc.pid), "-f", "WebKitNetworkProcess"]).stdout.includes(String(pid))
+    )
+      await sleep(20);
+    return pid;
+  };
+  return { engine: "webkit", profileDir, newTab, kill: stop, close: stop, killStorageProcess };
 }
 
 /** Closes a browser and removes its profile folder. */

@@ -1,0 +1,144 @@
+// SPEC 6.3: the browser's storage process dies under open pages. WebKit's network process holds
+// IndexedDB; it is SIGKILLed three times while two tabs append and upsert in a loop. Chromium
+// (IndexedDB in the browser process itself) and Firefox (in the parent process) lose it only
+// with the whole browser, which crash.test.ts covers.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import "./page-types.js";
+import { dispose, ENGINE, type EngineBrowser, launchBrowser, type Tab } from "./engines.js";
+import { openPage, type StaticServer, serveWww, until, within } from "./harness.js";
+
+const KILLS = Number(process.env.KILLS ?? 3);
+
+let server: StaticServer;
+let browser: EngineBrowser | undefined;
+before(async () => {
+  server = await serveWww();
+});
+after(async () => {
+  if (browser) await dispose(browser);
+  await server?.close();
+});
+
+/** One call's outcome as the page saw it. */
+interface Outcome {
+  op: "register" | "upsert";
+  key: string;
+  sequence?: number;
+  code?: string;
+}
+
+/** Starts a loop in `tab` that registers and upserts, one after the other, until told to stop; outcomes are kept in the page. */
+function startWriting(tab: Tab, who: string): Promise<void> {
+  return tab.evaluate((who) => {
+    type W = { outcomes: Outcome[]; stop: boolean; unavailable: number; done: Promise<void> };
+    type Outcome = { op: "register" | "upsert"; key: string; sequence?: number; code?: string };
+    const w = window as unknown as W;
+    const store = window.attrmap.openAttrmap({ name: "storage-process" });
+    w.outcomes = [];
+    w.stop = false;
+    w.unavailable = 0;
+    store.on("unavailable", () => void (w.unavailable += 1));
+    const code = (e: unknown) => (e as { code?: string }).code ?? String(e);
+    w.done = (async () => {
+      const archive = await store.subscriberArchive({ chunkSize: 10 });
+      const dir = await store.customerDirectory({ partitionCount: 8 });
+      for (let i = 0; !w.stop; i++) {
+        const key = `${who}-${i}`;
+        await archive.registerSubscriber({ subscriberId: key, deliveryAddress: "a" }).then(
+          (s) => w.outcomes.push({ op: "register", key, sequence: s.sequence }),
+          (e) => w.outcomes.push({ op: "register", key, code: code(e) }),
+        );
+        await dir.upsertProfile({ emailAddress: `${key}@example.com`, fullName: key }).then(
+          () => w.outcomes.push({ op: "upsert", key }),
+          (e) => w.outcomes.push({ op: "upsert", key, code: code(e) }),
+        );
+        // A store that is out of reach fails at once: a loop must not spin on it.
+        if (w.outcomes.at(-1)?.code === "connection_closed") await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+  }, who);
+}
+
+const succeeded = (tab: Tab) =>
+  tab.evaluate(() => (window as unknown as { outcomes: Outcome[] }).outcomes.filter((o) => o.code === undefined).length);
+
+test("WebKit's storage process killed three times under two writing tabs: no reload, every answer true", {
+  skip: ENGINE !== "webkit" && "only WebKit keeps IndexedDB in a process of its own that can die alone",
+  timeout: 240_000,
+}, async () => {
+  browser = await launchBrowser("webkit", undefined, { keepData: true });
+  const tabs = [await openPage(browser, server.origin), await openPage(browser, server.origin)];
+  await Promise.all(tabs.map((tab, i) => startWriting(tab, `t${i}`)));
+  const progress: number[][] = [];
+  for (let kill = 0; kill < KILLS; kill++) {
+    const before = await Promise.all(tabs.map(succeeded));
+    await until("both tabs to write", async () => (await Promise.all(tabs.map(succeeded))).every((n, i) => n >= before[i]! + 20));
+    await browser.killStorageProcess!();
+    // Writes go on without a reload: each tab has 20 more successes after the kill.
+    const atKill = await Promise.all(tabs.map(succeeded));
+    await until(
+      `both tabs to write again after kill ${kill + 1}`,
+      async () => (await Promise.all(tabs.map(succeeded))).every((n, i) => n >= atKill[i]! + 20),
+      60_000,
+    );
+    progress.push(atKill);
+  }
+  const outcomes: Outcome[] = [];
+  let unavailable = 0;
+  for (const tab of tabs) {
+    const seen = await tab.evaluate(async () => {
+      const w = window as unknown as { outcomes: Outcome[]; stop: boolean; unavailable: number; done: Promise<void> };
+      w.stop = true;
+      await w.done;
+      return { outcomes: w.outcomes, unavailable: w.unavailable };
+    });
+    outcomes.push(...seen.outcomes);
+    unavailable += seen.unavailable;
+  }
+  // What is stored, read by a fresh tab.
+  const reader = await openPage(browser, server.origin);
+  const stored = await within(
+    "the data to be read back",
+    reader.evaluate(async () => {
+      const store = window.attrmap.openAttrmap({ name: "storage-process" });
+      const subscribers: Array<[string, number]> = [];
+      for await (const s of (await store.subscriberArchive()).subscribers({ order: "oldest" }))
+        subscribers.push([s.subscriberId, s.sequence]);
+      const profiles: string[] = [];
+      for await (const p of (await store.customerDirectory()).profiles()) profiles.push(p.fullName);
+      return { subscribers, profiles };
+    }),
+  );
+  const failures = outcomes.filter((o) => o.code !== undefined);
+  const codes = [...new Set(failures.map((o) => o.code))];
+  console.log(
+    `${outcomes.length} calls, ${failures.length} rejected (${codes.join(", ") || "none"}), ` +
+      `${failures.filter((o) => o.code === "outcome_unknown").length} outcome_unknown, ${unavailable} unavailable events; ` +
+      `successes at each kill: ${JSON.stringify(progress)}`,
+  );
+  const registered = new Map<string, number[]>();
+  for (const [id, sequence] of stored.subscribers) registered.set(id, [...(registered.get(id) ?? []), sequence]);
+  const profiles = new Set(stored.profiles);
+  assert.deepEqual(
+    stored.subscribers.map(([, s]) => s),
+    Array.from({ length: stored.subscribers.length }, (_, i) => i + 1),
+    "sequences 1..n, each once",
+  );
+  for (const o of outcomes) {
+    const where = `${o.op} ${o.key}`;
+    if (o.op === "register") {
+      const found = registered.get(o.key) ?? [];
+      if (o.code === undefined) assert.deepEqual(found, [o.sequence], `${where} resolved: stored once, at its sequence`);
+      else if (o.code === "outcome_unknown") assert.ok(found.length <= 1, `${where}: at most once`);
+      else assert.deepEqual(found, [], `${where} rejected with ${o.code}: not stored`);
+    } else if (o.code === undefined) assert.ok(profiles.has(o.key), `${where} resolved: stored`);
+    else if (o.code !== "outcome_unknown") assert.ok(!profiles.has(o.key), `${where} rejected with ${o.code}: not stored`);
+  }
+  // Reconnected every time: nothing told the page to reload.
+  assert.equal(unavailable, 0);
+  assert.deepEqual(
+    codes.filter((c) => !["transaction_aborted", "connection_closed", "outcome_unknown"].includes(c!)),
+    [],
+  );
+});
