@@ -306,7 +306,14 @@ export class InstanceStore {
    * Runs `body` in one transaction; resolves when it has committed, rejects (with nothing
    * written) otherwise. `body`'s own error (a caller's callback's, too) is passed on as it is.
    */
-  private async transaction<T>(mode: IDBTransactionMode, doing: string, body: (tx: IDBTransaction) => Promise<T>): Promise<T> {
+  private async transaction<T>(
+    mode: IDBTransactionMode,
+    doing: string,
+    body: (tx: IDBTransaction) => Promise<T>,
+    // Whether a write whose commit is in doubt is `outcome_unknown`: not for the import's staging
+    // area, which no reader sees and the next import clears.
+    seen = mode === "readwrite",
+  ): Promise<T> {
     const tx = await this.begin(mode, doing);
     return new Promise<T>((resolve, reject) => {
       let result: T;
@@ -321,7 +328,7 @@ export class InstanceStore {
         // Indexed Database server" for it); the caller reads back what it wrote.
         if (tx.error?.name !== "UnknownError") return reject(error);
         this.drop(tx.db, true);
-        reject(committing && mode === "readwrite" ? outcomeUnknown(doing, error) : error);
+        reject(committing && seen ? outcomeUnknown(doing, error) : error);
       };
       body(tx).then(
         (r) => {
@@ -589,18 +596,28 @@ export class InstanceStore {
 
   /** Puts instances under map names of their own (no metadata, no announcement): an import's staging area. */
   stage(writes: ReadonlyArray<readonly [map: string, instance: string, value: unknown]>, doing: string): Promise<void> {
-    return this.transaction("readwrite", doing, async (tx) => {
-      const store = tx.objectStore(INSTANCES);
-      const last = attempt(doing, () => writes.map(([map, instance, value]) => store.put(value, [map, instance])).at(-1));
-      if (last) await request(last, doing);
-    });
+    return this.transaction(
+      "readwrite",
+      doing,
+      async (tx) => {
+        const store = tx.objectStore(INSTANCES);
+        const last = attempt(doing, () => writes.map(([map, instance, value]) => store.put(value, [map, instance])).at(-1));
+        if (last) await request(last, doing);
+      },
+      false,
+    );
   }
 
   /** Deletes every instance of the maps whose names start with `prefix` (an import's staging area). */
   dropPrefix(prefix: string, doing: string): Promise<void> {
-    return this.transaction("readwrite", doing, async (tx) => {
-      await request(tx.objectStore(INSTANCES).delete(this.keyRange.bound([prefix], [`${prefix}\uffff`, []])), doing);
-    });
+    return this.transaction(
+      "readwrite",
+      doing,
+      async (tx) => {
+        await request(tx.objectStore(INSTANCES).delete(this.keyRange.bound([prefix], [`${prefix}\uffff`, []])), doing);
+      },
+      false,
+    );
   }
 
   /**
