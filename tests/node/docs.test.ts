@@ -47,8 +47,8 @@ for (const [where, root] of [
   });
 }
 
-test("the package ships its README, its licences and the docs", () => {
-  for (const file of ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "docs/errors.md", "docs/partitioned-map.md"]) {
+test("the package ships its README, its changelog, its licences and the docs", () => {
+  for (const file of ["README.md", "CHANGELOG.md", "LICENSE-MIT", "LICENSE-APACHE", "docs/errors.md", "docs/storage.md"]) {
     assert.ok(existsSync(join(PACKAGE, file)), `${file} is not in the package`);
   }
   assert.equal(readFileSync(join(PACKAGE, "README.md"), "utf8"), readFileSync(join(ROOT, "README.md"), "utf8"));
