@@ -79,18 +79,27 @@ const DOM_ERROR_CODES: Record<string, ErrorCode> = {
 };
 
 /**
+ * @internal Whether `e` is a DOMException of any realm: once a store reads through a frame's
+ * IndexedDB (frame.ts), its errors are the frame's DOMExceptions, which `instanceof` misses.
+ */
+export function isDOMException(e: unknown): e is DOMException {
+  return Object.prototype.toString.call(e) === "[object DOMException]";
+}
+
+/**
  * @internal WebKit's answer on every request once its storage process (the network process)
  * died under the page: "Connection to Indexed Database server lost. Refresh the page to try again".
  */
 export function serverLost(error: unknown): boolean {
-  return error instanceof DOMException && error.name === "UnknownError" && /server lost/i.test(error.message);
+  return isDOMException(error) && error.name === "UnknownError" && /server lost/i.test(error.message);
 }
 
 /** @internal An IndexedDB failure (a DOMException) as an AttrmapError saying what was being done. */
 export function storageError(error: unknown, doing: string): AttrmapError {
   if (error instanceof AttrmapError) return error;
-  const name = error instanceof Error || error instanceof DOMException ? error.name : "";
-  const detail = error instanceof Error || error instanceof DOMException ? error.message : String(error);
+  const known = error instanceof Error || isDOMException(error);
+  const name = known ? error.name : "";
+  const detail = known ? error.message : String(error);
   const code = serverLost(error) ? "connection_closed" : (DOM_ERROR_CODES[name] ?? "storage_error");
   return new AttrmapError(code, `${doing} failed: ${name || "error"}${detail ? `: ${detail}` : ""}`, { cause: error });
 }

@@ -5,7 +5,7 @@
 // Every read is one readonly transaction that reads the map's metadata with the instances,
 // so the caller can tell whether the layout it placed keys with is still the stored one.
 import { announce, openChannel } from "./changes.js";
-import { AttrmapError, serverLost, storageError } from "./errors.js";
+import { AttrmapError, isDOMException, serverLost, storageError } from "./errors.js";
 import { Events } from "./events.js";
 import { freshIndexedDB, unreachable } from "./frame.js";
 import { dataLost, type Identity, newIdentity, storedIdentity } from "./identity.js";
@@ -80,7 +80,7 @@ function attempt<T>(doing: string, call: () => T): T {
   try {
     return call();
   } catch (e) {
-    if (e instanceof DOMException) throw storageError(e, doing);
+    if (isDOMException(e)) throw storageError(e, doing);
     throw new AttrmapError(
       "invalid_argument",
       `${doing} failed: a value could not be copied for storage: ${e instanceof Error ? e.message : String(e)}`,
@@ -296,7 +296,7 @@ export class InstanceStore {
       try {
         return db.transaction([INSTANCES, MAPS], mode);
       } catch (e) {
-        if (retried || !(e instanceof DOMException) || e.name !== "InvalidStateError") throw storageError(e, doing);
+        if (retried || !isDOMException(e) || e.name !== "InvalidStateError") throw storageError(e, doing);
         this.drop(db);
       }
     }
@@ -321,14 +321,17 @@ export class InstanceStore {
       let committing = false;
       tx.oncomplete = () => resolve(result);
       tx.onabort = () => {
-        if (failure) return reject(failure.error);
-        const error = storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing);
-        // The storage process died (WebKit): this connection is done, and a write asked to commit
-        // may have landed all the same (WebKit reports "An internal error was encountered in the
-        // Indexed Database server" for it); the caller reads back what it wrote.
-        if (tx.error?.name !== "UnknownError") return reject(error);
+        const error = failure
+          ? failure.error
+          : storageError(tx.error ?? new DOMException("transaction aborted", "AbortError"), doing);
+        // The storage process died (WebKit: "An internal error was encountered in the Indexed
+        // Database server", for a request or the whole transaction): this connection is done. A
+        // write asked to commit may have landed all the same; the caller reads back what it wrote.
+        if (!(error instanceof AttrmapError && isDOMException(error.cause) && error.cause.name === "UnknownError"))
+          return reject(error);
         this.drop(tx.db, true);
-        reject(committing && seen ? outcomeUnknown(doing, error) : error);
+        if (mode === "readonly") return reject(error);
+        reject(committing && seen ? outcomeUnknown(doing, error) : notWritten(doing, error));
       };
       body(tx).then(
         (r) => {
@@ -485,12 +488,7 @@ export class InstanceStore {
     const landed = pairs.every(([n, l]) => sameValue(n, l) === true) && leftInRange === 0;
     const kept = pairs.every(([n, , k]) => sameValue(n, k) === true) && (writes.deleteRange === undefined || leftInRange > 0);
     if (landed) return;
-    if (!kept) throw unknown;
-    throw new AttrmapError(
-      "transaction_aborted",
-      `${doing} failed: the connection to the browser's storage was lost before the write committed; nothing was written`,
-      { cause: unknown },
-    );
+    throw kept ? notWritten(doing, unknown) : unknown;
   }
 
   /**
@@ -675,6 +673,15 @@ export class InstanceStore {
       () => undefined,
     );
   }
+}
+
+/** The `transaction_aborted` of a write the browser's storage failed before it committed. */
+function notWritten(doing: string, cause: AttrmapError): AttrmapError {
+  return new AttrmapError(
+    "transaction_aborted",
+    `${doing} failed: the browser's storage failed before the write committed; nothing was written`,
+    { cause },
+  );
 }
 
 /** The `outcome_unknown` of a write whose transaction the browser reported aborted after it was asked to commit. */
