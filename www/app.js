@@ -12,6 +12,7 @@ import { text } from "./dom.js";
 import { initLive } from "./live.js";
 import { initRules } from "./rules.js";
 import { initSamples, showFill } from "./samples.js";
+import { initStorage } from "./storage.js";
 
 const store = openAttrmap(); // the same database the service worker answers from
 
@@ -23,6 +24,7 @@ async function main() {
   initRules(archive);
   initLive(store);
   initBackup(store);
+  await initStorage(store);
   store.watch((change) => {
     showChange(change);
     if (change.map === SUBSCRIBER_CHUNKS_MAP) void refreshCurrent();

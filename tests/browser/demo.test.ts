@@ -563,3 +563,69 @@ test("live query: a watched profile changes on the page when another tab saves i
   assert.equal(await textOf(page, "#live-result"), "Stopped: the query no longer runs.");
   assert.deepEqual([...page.errors, ...other.errors], []);
 });
+
+test("storage: persisted, usage, quota and identity; site data cleared shows a banner, and starting over works", async (t) => {
+  const { page, context, origin } = await openDemo(t);
+  await until("the storage panel", async () => /^[0-9a-f]{32}, created /.test(await textOf(page, "#storage-identity")));
+  const identity = (await textOf(page, "#storage-identity")).slice(0, 32);
+  // What the page says is what the browser says.
+  const browserSays = await page.evaluate(async () => ({
+    persisted: await navigator.storage.persisted(),
+    quota: (await navigator.storage.estimate()).quota!,
+  }));
+  assert.equal(
+    await textOf(page, "#storage-persisted"),
+    browserSays.persisted ? "yes: kept under storage pressure" : "no: the browser may evict it",
+  );
+  // Chromium's quota follows the free disk space, so two estimates differ a little.
+  const shownQuota = Number((await textOf(page, "#storage-quota")).replace(/ MiB$/, "")) * 1024 * 1024;
+  assert.ok(Math.abs(shownQuota - browserSays.quota) < browserSays.quota * 0.01, `${shownQuota} vs ${browserSays.quota}`);
+  assert.match(await textOf(page, "#storage-usage"), /^\d+\.\d MiB$/);
+  await page.getByRole("button", { name: "Ask to keep this data" }).click();
+  await until("the answer to persist()", async () => (await textOf(page, "#storage-result")) !== "");
+  assert.match(await textOf(page, "#storage-code"), /await store\.persist\(\); \/\/ (true|false)/);
+  await shoot(page, "storage", "storage");
+  await page.setViewportSize(PHONE);
+  await shoot(page, "storage", "storage");
+  await page.setViewportSize(DESKTOP);
+  assert.equal(await page.locator("#loss-banner").isVisible(), false);
+
+  // The site's data cleared under the open page: the banner says so, and the HTTP API answers 410.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Storage.clearDataForOrigin", { origin, storageTypes: "indexeddb" });
+  await page.locator("#loss-banner").waitFor({ state: "visible", timeout: 10_000 });
+  assert.match(
+    await textOf(page, "#loss-message"),
+    new RegExp(`^database "attrmap" \\(identity ${identity}, created .*\\) is gone`),
+  );
+  assert.match(await textOf(page, "#storage-identity"), /^data_lost: /);
+  const status = await page.evaluate(async () => {
+    const r = await fetch("/patterns/sequentially-chunked-attribute-map/subscribers?pageToken=current");
+    return [r.status, /^database "attrmap" \(identity ([0-9a-f]{32})/.exec(((await r.json()) as { error: string }).error)?.[1]];
+  });
+  assert.deepEqual(status, [410, identity], "the service worker's store lost the same database");
+  for (const viewport of [PHONE, DESKTOP]) {
+    await page.setViewportSize(viewport);
+    await page.bringToFront();
+    await screenshot(page, `demo-loss-banner-${viewport === PHONE ? "phone" : "desktop"}`, "#loss-banner");
+  }
+
+  await page.getByRole("button", { name: "Start over" }).click();
+  await page.locator("#loss-banner").waitFor({ state: "hidden" });
+  await until("a new identity", async () => /^[0-9a-f]{32}, created /.test(await textOf(page, "#storage-identity")));
+  assert.notEqual((await textOf(page, "#storage-identity")).slice(0, 32), identity);
+  // The service worker went on too: the archive starts again, at sequence 1.
+  const registered = await page.evaluate(async () => {
+    await fetch("/patterns/sequentially-chunked-attribute-map/start", { method: "POST" });
+    const r = await fetch("/patterns/sequentially-chunked-attribute-map/register", {
+      method: "POST",
+      body: JSON.stringify({ subscriberId: "again", deliveryAddress: "a@example.com" }),
+    });
+    return [r.status, ((await r.json()) as { sequence: number }).sequence];
+  });
+  assert.deepEqual(registered, [200, 1]);
+  assert.deepEqual(
+    page.errors.filter((e) => !/status of 410/.test(e)),
+    [],
+  );
+});
