@@ -153,7 +153,7 @@ test-node: $(TESTS_INSTALLED)
 # Every browser suite in Chromium; the suites written once for every engine (tests/browser/
 # engines.ts) again in Firefox and in WebKit. The rest use Chromium's CDP or Playwright's input.
 ENGINE_SUITES := package storage locks durability data-loss upgrade storage-process crash http live lifecycle \
-                 hardening fuzz demo-engines
+                 hardening fuzz quota demo-engines
 test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && $(NODE_TEST) browser/*.test.ts
 	cd tests && ENGINE=firefox $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts)

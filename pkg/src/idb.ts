@@ -63,6 +63,16 @@ export interface Rewrite {
   putMeta(meta: object): void;
 }
 
+/**
+ * Resolves once every write request of a transaction has succeeded; rejects with the first
+ * failure (the quota, a taken key). A transaction body awaits this before it returns, so that
+ * commit() is called with nothing pending: Firefox and WebKit do not abort a transaction for a
+ * request that fails after commit() was called, and its other writes would land without it.
+ */
+function settledBeforeCommit(requests: readonly IDBRequest[], doing: string): Promise<unknown> {
+  return Promise.all(requests.map((r) => request(r, doing)));
+}
+
 /** A request's result; a failed request rejects with the AttrmapError for it. */
 export function request<T>(req: IDBRequest<T>, doing: string): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -410,23 +420,23 @@ export class InstanceStore {
       const names = keys?.map((k) => (k as [string, string])[1]);
       before = { meta: this.adopt(meta), values: values.map(this.adopt), names, all: everything?.map(this.adopt) };
       const writes = (planned = compute(before));
-      const [ranged, adds] = attempt(doing, () => {
-        if (writes.meta === null) maps.delete(map);
-        else if (writes.meta) maps.put(writes.meta, map);
+      const [ranged, issued] = attempt(doing, () => {
+        const issued: IDBRequest[] = [];
+        if (writes.meta === null) issued.push(maps.delete(map));
+        else if (writes.meta) issued.push(maps.put(writes.meta, map));
         let inRange: IDBRequest<IDBValidKey[]> | undefined;
         if (writes.deleteRange) {
           const range = this.keyRange.bound([map, writes.deleteRange[0]], [map, writes.deleteRange[1]], false, true);
           inRange = store.getAllKeys(range); // requests run in order: the keys before they go
-          store.delete(range);
+          issued.push(store.delete(range));
         }
-        for (const instance of writes.delete ?? []) store.delete([map, instance]);
-        for (const [instance, value] of writes.put ?? []) store.put(value, [map, instance]);
-        return [inRange, (writes.add ?? []).map(([instance, value]) => store.add(value, [map, instance]))] as const;
+        for (const instance of writes.delete ?? []) issued.push(store.delete([map, instance]));
+        for (const [instance, value] of writes.put ?? []) issued.push(store.put(value, [map, instance]));
+        for (const [instance, value] of writes.add ?? []) issued.push(store.add(value, [map, instance]));
+        return [inRange, issued] as const;
       });
-      // An add that finds its key taken must abort the transaction. Firefox and WebKit do not for a
-      // request that fails after commit() was called, so the adds are awaited before it.
-      await Promise.all(adds.map((add) => request(add, doing)));
-      const rangeNames = ranged ? (await request(ranged, doing)).map((k) => (k as [string, string])[1]) : [];
+      const [dropped] = await Promise.all([ranged && request(ranged, doing), settledBeforeCommit(issued, doing)]);
+      const rangeNames = (dropped ?? []).map((k) => (k as [string, string])[1]);
       changed.push(
         ...(writes.put ?? []).map(([i]) => i),
         ...(writes.add ?? []).map(([i]) => i),
@@ -501,6 +511,7 @@ export class InstanceStore {
     let before: unknown;
     let after: object | undefined;
     let result: T | undefined;
+    const issued: IDBRequest[] = [];
     await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const maps = tx.objectStore(MAPS);
@@ -516,7 +527,7 @@ export class InstanceStore {
         meta: before,
         names,
         values: values.map(this.adopt),
-        clear: () => attempt(doing, () => void store.delete(this.mapRange(map))),
+        clear: () => attempt(doing, () => void issued.push(store.delete(this.mapRange(map)))),
         put: async (instance, value) => {
           changed.add(instance);
           await request(
@@ -526,9 +537,10 @@ export class InstanceStore {
         },
         putMeta: (value) => {
           after = value;
-          attempt(doing, () => void maps.put(value, map));
+          attempt(doing, () => void issued.push(maps.put(value, map)));
         },
       });
+      await settledBeforeCommit(issued, doing);
     }).catch(async (e: unknown) => {
       // A rewrite stores a new layout version: the metadata alone says whether it landed.
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || after === undefined) throw e;
@@ -632,12 +644,13 @@ export class InstanceStore {
     await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const maps = tx.objectStore(MAPS);
+      const issued: IDBRequest[] = [];
       for (const { from, to, meta, replace } of moves) {
         const names: string[] = [];
         if ((await request(maps.get(to), doing)) !== undefined) {
           if (!replace) throw refuse(to);
           for (const key of await request(store.getAllKeys(this.mapRange(to)), doing)) names.push((key as [string, string])[1]);
-          store.delete(this.mapRange(to));
+          issued.push(store.delete(this.mapRange(to)));
         }
         // A page of instances per round trip (a cursor took one for each), then one range delete.
         for (let after: string | undefined; ; ) {
@@ -648,16 +661,17 @@ export class InstanceStore {
           ]);
           keys.forEach((key, i) => {
             const instance = (key as [string, string])[1];
-            attempt(doing, () => store.put(values[i], [to, instance]));
+            issued.push(attempt(doing, () => store.put(values[i], [to, instance])));
             names.push(instance);
           });
           if (keys.length < MOVE_PAGE) break;
           after = (keys.at(-1) as [string, string])[1];
         }
-        store.delete(this.mapRange(from));
-        attempt(doing, () => maps.put(meta, to));
+        issued.push(store.delete(this.mapRange(from)));
+        attempt(doing, () => void issued.push(maps.put(meta, to)));
         changed.set(to, names);
       }
+      await settledBeforeCommit(issued, doing);
     });
     this.channel ??= openChannel(this.name);
     for (const [map, instances] of changed)

@@ -74,6 +74,8 @@ export interface LaunchOptions {
    * a hub over HTTP (see DRIVEN_PAGE_SCRIPT), and only the test page can be driven.
    */
   keepData?: boolean;
+  /** Firefox only: preferences set in the profile (e.g. a small fixed storage quota). */
+  firefoxPrefs?: Record<string, unknown>;
 }
 
 /** Launches `engine` on `profileDir` (a fresh temporary one by default). */
@@ -83,7 +85,8 @@ export function launchBrowser(
   options: LaunchOptions = {},
 ): Promise<EngineBrowser> {
   if (engine === "webkit" && options.keepData) return launchDrivenWebKit(profileDir);
-  return { chromium: launchChromium, firefox: launchFirefox, webkit: launchWebKit }[engine](profileDir);
+  if (engine === "firefox") return launchFirefox(profileDir, options.firefoxPrefs);
+  return { chromium: launchChromium, webkit: launchWebKit }[engine](profileDir);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -205,13 +208,14 @@ export function playwrightTab(page: PlaywrightPage): Tab {
 
 // ---- Firefox: puppeteer-core over WebDriver BiDi ---------------------------------------
 
-async function launchFirefox(profileDir: string): Promise<EngineBrowser> {
+async function launchFirefox(profileDir: string, prefs?: Record<string, unknown>): Promise<EngineBrowser> {
   const browser = await puppeteer.launch({
     browser: "firefox",
     executablePath: "/usr/bin/firefox-esr",
     headless: true,
     userDataDir: profileDir,
     protocol: "webDriverBiDi",
+    extraPrefsFirefox: prefs,
   });
   const newTab = async () => {
     const page = await browser.newPage();
