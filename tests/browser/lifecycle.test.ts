@@ -346,3 +346,55 @@ test("a log across chunk-size changes and retention: pages walk every segment, t
   assert.equal(result.next, 36, "sequences are never reused");
   await page.close();
 });
+
+test("two tabs import different files into one database at once: one after the other, each whole, nothing mixed", async () => {
+  const db = freshDb();
+  const [a, b] = [await tab(), await tab()];
+  // Each tab makes its own export of a map "shared": 2000 entries keyed by the tab's letter.
+  const make = (page: Tab, letter: string) =>
+    page.evaluate(
+      async ({ db, letter }) => {
+        const source = window.attrmap.openAttrmap({ name: `${db}-source-${letter}` });
+        const map = await source.partitionedMap<number>("shared", { partitionCount: 64 });
+        await map.upsertMany(Array.from({ length: 2000 }, (_, i) => [`${letter}-${i}`, i] as [string, number]));
+        const reader = source.exportData().getReader();
+        let text = "";
+        for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+        (window as unknown as { file: string }).file = text;
+      },
+      { db, letter },
+    );
+  await Promise.all([make(a, "a"), make(b, "b")]);
+  const importing = (page: Tab) =>
+    page.evaluate(async (db) => {
+      const store = window.attrmap.openAttrmap({ name: db });
+      const file = (window as unknown as { file: string }).file;
+      // The first and the last progress report: both happen while the import holds its lock.
+      let first: number | undefined;
+      let last = 0;
+      const onProgress = () => {
+        first ??= Date.now();
+        last = Date.now();
+      };
+      const summary = await store.importData(file, { replace: true, onProgress });
+      return { first: first!, last, entries: summary.entries };
+    }, db);
+  const [fromA, fromB] = await Promise.all([importing(a), importing(b)]);
+  assert.deepEqual([fromA.entries, fromB.entries], [2000, 2000]);
+  // One at a time: the one that ran second started after the first had finished.
+  const [earlier, later] = fromA.first < fromB.first ? [fromA, fromB] : [fromB, fromA];
+  assert.ok(later.first >= earlier.last, `imports overlapped: ${JSON.stringify([earlier, later])}`);
+  const keys = await a.evaluate(async (db) => {
+    const map = await window.attrmap.openAttrmap({ name: db }).partitionedMap<number>("shared");
+    const found: string[] = [];
+    for await (const key of map.keys()) found.push(key);
+    return found;
+  }, db);
+  const winner = later === fromA ? "a" : "b";
+  assert.equal(keys.length, 2000);
+  assert.ok(
+    keys.every((k) => k.startsWith(`${winner}-`)),
+    "the map is the later import's, whole",
+  );
+  assert.deepEqual([...a.errors, ...b.errors], []);
+});
