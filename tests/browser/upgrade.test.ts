@@ -118,7 +118,9 @@ for (const version of RELEASES)
           token = p.nextPageToken;
           more = token !== "";
         }
-        const users = await store.partitionedMap<{ i: number }>("users", { keyRule: "exact" });
+        // Written with a canonicalizer of its own: 0.1.0 stored no key rule (the map takes the one
+        // it is next opened with), later versions store "custom"; the same canonicalizer opens both.
+        const users = await store.partitionedMap<{ i: number }>("users", { canonicalizeKey: (k: string) => k });
         const entries: Array<[string, number]> = [];
         for await (const [k, v] of users.entries()) entries.push([k, v.i]);
         const audit = await store.chunkedLog<{ n: number }>("audit");
