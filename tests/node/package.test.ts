@@ -2,7 +2,7 @@
 // typed declarations without `any`, and what the tarball ships.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -73,6 +73,41 @@ test("the tarball ships the compiled package, the wasm inlined and as a file, no
     assert.ok(files.includes(needed), `${needed} missing from ${files.join(", ")}`);
   }
   assert.ok(!files.some((f) => f.startsWith("./src/") || f.endsWith(".rs")), files.join(", "));
+});
+
+test("the tarball holds the README, the changelog, the licences and every page of docs/ the README links", () => {
+  const has = (file: string) => existsSync(join(pkgDir, file));
+  const root = join(import.meta.dirname, "../..");
+  const pages = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"));
+  for (const file of [
+    "README.md",
+    "CHANGELOG.md",
+    "BENCHMARKS.md",
+    "LICENSE-MIT",
+    "LICENSE-APACHE",
+    ...pages.map((p) => `docs/${p}`),
+  ])
+    assert.ok(has(file), `${file} missing from the tarball`);
+  const readme = readFileSync(join(pkgDir, "README.md"), "utf8");
+  const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+  assert.ok(links.length > 5, links.join());
+  // The README's links into the repository's sources (tests/, www/) need not ship; its documents do.
+  for (const link of links.filter((l) => /\.md$|^LICENSE/.test(l)))
+    assert.ok(has(link), `the README links ${link}, not in the tarball`);
+});
+
+test("npm pack in pkg/ gives the same files as the tarball the tests install", () => {
+  const listed = JSON.parse(
+    execFileSync("npm", ["pack", "--dry-run", "--json", "--silent"], {
+      cwd: join(import.meta.dirname, "../../pkg"),
+      encoding: "utf8",
+    }),
+  )[0].files.map((f: { path: string }) => f.path);
+  const installed = execFileSync("find", [".", "-type", "f"], { cwd: pkgDir, encoding: "utf8" })
+    .split("\n")
+    .filter((f) => f && f !== "./.installed-from-tarball")
+    .map((f) => f.slice(2));
+  assert.deepEqual(listed.sort(), installed.sort());
 });
 
 test("no public export is typed any", () => {
