@@ -155,7 +155,16 @@ for (const viewport of [DESKTOP, PHONE]) {
 test("subscriber archive: register 250 with the form, then walk pages by older, newer, newest and a typed token", async (t) => {
   const { page } = await openDemo(t);
   const form = page.locator("#register-form");
-  for (let i = 1; i <= 250; i++) {
+  // The first 245 through the HTTP API the form posts to (a form round trip each took 70 s in
+  // all), the last five with the form.
+  await page.evaluate(async (route) => {
+    for (let i = 1; i <= 245; i++) {
+      const body = JSON.stringify({ subscriberId: `sub-${i}`, deliveryAddress: `sub${i}@example.com` });
+      const answer = await fetch(route, { method: "POST", headers: { "content-type": "application/json" }, body });
+      if (answer.status !== 200) throw new Error(`registering sub-${i}: ${answer.status}`);
+    }
+  }, "/patterns/sequentially-chunked-attribute-map/register");
+  for (let i = 246; i <= 250; i++) {
     await form.getByLabel("Subscriber ID").fill(`sub-${i}`);
     await form.getByLabel("Delivery address").fill(`sub${i}@example.com`);
     await form.getByRole("button", { name: "Register" }).click();
