@@ -47,20 +47,18 @@ async function task(work, failed, code) {
 function exportAll() {
   return task(
     async () => {
-      const parts = [];
-      let [lines, bytes] = [0, 0];
-      const reader = store.exportData().getReader();
-      for (let next = await reader.read(); !next.done; next = await reader.read()) {
-        parts.push(next.value);
-        lines += 1;
-        bytes += next.value.byteLength;
-        if (lines % 100 === 0) result("backup-message", true, `Exporting: ${lines} lines, ${kib(bytes)}…`);
-      }
-      download(new Blob(parts, { type: "application/x-ndjson" }), "attrmap-export.ndjson");
-      return `Exported ${lines} lines (${kib(bytes)}) to attrmap-export.ndjson.`;
+      let progress = { lines: 0, characters: 0 };
+      const file = await store.exportBlob({
+        onProgress: (p) => {
+          progress = p;
+          if (p.lines % 100 === 0) result("backup-message", true, `Exporting: ${p.lines} lines…`);
+        },
+      });
+      download(file, "attrmap-export.ndjson");
+      return `Exported ${progress.lines} lines (${kib(file.size)}) to attrmap-export.ndjson.`;
     },
     "Export failed",
-    ["const file = await new Response(store.exportData()).blob(); // newline-delimited JSON, read lazily"],
+    ["const file = await store.exportBlob(); // newline-delimited JSON; rejects with the export's own error"],
   );
 }
 

@@ -7,7 +7,7 @@ import { CustomerDirectory, type CustomerDirectoryOptions } from "./customer-dir
 import { type DexExportOptions, type DexRequest, dexRequests } from "./dex.js";
 import { AttrmapError } from "./errors.js";
 import type { StoreEvent } from "./events.js";
-import { type ExportOptions, exportStream } from "./export-data.js";
+import { EXPORT_MEDIA_TYPE, type ExportOptions, type ExportWholeOptions, exportParts, exportStream } from "./export-data.js";
 import { InstanceStore } from "./idb.js";
 import type { Identity } from "./identity.js";
 import { type ImportOptions, type ImportSummary, importData } from "./import-data.js";
@@ -91,6 +91,20 @@ export class Attrmap {
    */
   exportData(options: ExportOptions = {}): ReadableStream<Uint8Array> {
     return exportStream(this.ctx, options);
+  }
+
+  /**
+   * The export (as `exportData`) whole, as a Blob of type `application/x-ndjson`, ready to
+   * download or upload; it rejects with the export's own error (`not_exportable` naming map,
+   * instance and key). Memory holds the whole export.
+   */
+  async exportBlob(options: ExportWholeOptions = {}): Promise<Blob> {
+    return new Blob(await exportParts(this.ctx, options), { type: EXPORT_MEDIA_TYPE });
+  }
+
+  /** The export (as `exportData`) whole, as text; it rejects with the export's own error. */
+  async exportText(options: ExportWholeOptions = {}): Promise<string> {
+    return (await exportParts(this.ctx, options)).join("");
   }
 
   /**

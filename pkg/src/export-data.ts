@@ -7,6 +7,7 @@ import * as args from "./args.js";
 import type { Context } from "./context.js";
 import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
+import { report } from "./events.js";
 import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
 import { corrupt } from "./idb.js";
 import { type Layout, type LogState, readMeta } from "./layout.js";
@@ -131,23 +132,60 @@ function exportLine(item: ExportItem): string {
   }
 }
 
+/** The export's lines, the header first, each with its newline; nothing is read before the first. */
+async function* exportLines(ctx: Context, options: unknown): AsyncGenerator<string> {
+  yield `${JSON.stringify({ format: core.EXPORT_FORMAT, version: core.EXPORT_VERSION })}\n`;
+  for await (const item of exportItems(ctx, options)) yield `${exportLine(item)}\n`;
+}
+
 /** @internal The export of `ctx`'s database as a lazy stream of UTF-8 lines. */
 export function exportStream(ctx: Context, options: unknown): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let items: AsyncGenerator<ExportItem> | undefined;
+  const lines = exportLines(ctx, options);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (!items) {
-        items = exportItems(ctx, options);
-        controller.enqueue(encoder.encode(`${JSON.stringify({ format: core.EXPORT_FORMAT, version: core.EXPORT_VERSION })}\n`));
-        return;
+      try {
+        const next = await lines.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (e) {
+        // The stream errors with it too, but a reader such as `new Response(stream).blob()`
+        // replaces it with its own TypeError: reported, the error and what it names stay visible.
+        report(e);
+        throw e;
       }
-      const next = await items.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(`${exportLine(next.value)}\n`));
     },
     async cancel() {
-      await items?.return(undefined);
+      await lines.return(undefined);
     },
   });
+}
+
+/** The media type of an export file. */
+export const EXPORT_MEDIA_TYPE = "application/x-ndjson";
+
+/** How far `exportBlob` or `exportText` has got: lines and UTF-16 code units read so far. */
+export interface ExportProgress {
+  lines: number;
+  characters: number;
+}
+
+/** What `store.exportBlob(options)` and `store.exportText(options)` export, and whom they tell how far they are. */
+export interface ExportWholeOptions extends ExportOptions {
+  /** Called after each line. */
+  onProgress?: (progress: ExportProgress) => void;
+}
+
+/** @internal The export's lines, all read (its errors reject, unchanged), with progress. */
+export async function exportParts(ctx: Context, options: unknown): Promise<string[]> {
+  const progress = args.field("options", args.options("options", options), "onProgress");
+  const onProgress = progress === undefined ? undefined : args.func<(p: ExportProgress) => void>("options.onProgress", progress);
+  const parts: string[] = [];
+  let characters = 0;
+  for await (const line of exportLines(ctx, options)) {
+    parts.push(line);
+    characters += line.length;
+    onProgress?.({ lines: parts.length, characters });
+  }
+  return parts;
 }

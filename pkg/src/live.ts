@@ -6,6 +6,7 @@ import type { Attrmap } from "./attrmap.js";
 import { type Change, watchChanges } from "./changes.js";
 import type { Context } from "./context.js";
 import * as core from "./core.js";
+import { report } from "./events.js";
 
 /** What a live query's results go to, as an Observable's observer. */
 export interface LiveQueryObserver<T> {
@@ -25,10 +26,22 @@ export interface Subscription {
   readonly closed: boolean;
 }
 
-/** A live query, an Observable in shape: `subscribe` runs it now and again after each change to what it read. */
+/**
+ * A live query, an Observable in shape and a Svelte store: `subscribe` runs it now and again
+ * after each change to what it read.
+ */
 export interface LiveQuery<T> {
-  /** Delivers each result, in order, to `next` (or `observer.next`) and each error to `error`. */
-  subscribe(observer: LiveQueryObserver<T> | ((value: T) => void), error?: (error: unknown) => void): Subscription;
+  /**
+   * Delivers each result, in order, to `observer.next` and each error to `observer.error`.
+   * An error with no `error` to go to is reported (`reportError`, else `console.error`).
+   */
+  subscribe(observer: LiveQueryObserver<T>): Subscription;
+  /**
+   * Delivers each result to `next`, as a Svelte store does: `invalidate` (Svelte's, for
+   * `derived`) is called just before each result. Errors are reported (`reportError`, else
+   * `console.error`); give an observer object with `error` to handle them.
+   */
+  subscribe(next: (value: T) => void, invalidate?: () => void): Subscription;
 }
 
 /** Everything of `map` (an iteration or a count read it whole). */
@@ -67,12 +80,23 @@ function optionalFunc(name: string, value: unknown): Callback | undefined {
   return value === undefined ? undefined : args.func<Callback>(name, value);
 }
 
-/** `next` and `error` of `subscribe(next, error)` or `subscribe({ next, error })`, checked and read once. */
-function callbacks(observer: unknown, error: unknown): [next: Callback | undefined, error: Callback | undefined] {
-  if (typeof observer === "function") return [observer as Callback, optionalFunc("error", error)];
+/**
+ * `next` and `error` of `subscribe(next, invalidate)` or `subscribe({ next, error })`, checked
+ * and read once. With no `error`, an error is reported rather than dropped.
+ */
+function callbacks(observer: unknown, invalidate: unknown): [next: Callback | undefined, error: Callback] {
+  if (typeof observer === "function") {
+    const before = optionalFunc("invalidate", invalidate);
+    const next = observer as Callback;
+    const told: Callback = (value) => {
+      before?.(undefined);
+      next(value);
+    };
+    return [told, report];
+  }
   const o = args.object("observer", observer);
   const bound = (key: string) => optionalFunc(`observer.${key}`, args.field("observer", o, key))?.bind(o);
-  return [bound("next"), bound("error")];
+  return [bound("next"), bound("error") ?? report];
 }
 
 function touches(deps: ReadonlySet<string>, change: Change): boolean {
@@ -86,8 +110,8 @@ export function liveQuery<T>(
   view: (ctx: Context) => Attrmap,
 ): LiveQuery<T> {
   return {
-    subscribe(observer, onError) {
-      const [next, error] = callbacks(observer, onError);
+    subscribe(observer: LiveQueryObserver<T> | ((value: T) => void), invalidate?: () => void) {
+      const [next, error] = callbacks(observer, invalidate);
       let stopped = false;
       let running = false;
       let deps = new Set<string>();
@@ -108,7 +132,7 @@ export function liveQuery<T>(
             if (!stopped) next?.(value);
           } catch (e) {
             deps = read;
-            if (!stopped) error?.(e);
+            if (!stopped) error(e);
           }
           again = reset || during.some((c) => touches(deps, c));
         } while (again && !stopped);

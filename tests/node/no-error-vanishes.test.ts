@@ -1,0 +1,94 @@
+// Errors a caller did not ask for still show: a live query's error with no error handler
+// (a Svelte store's subscriber, a bare `next`), and an export stream's error behind a reader
+// that replaces it. And live queries as Svelte stores, with Svelte's own `derived` and `get`.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { AttrmapError, InProcessLocks, openAttrmap } from "attrmap";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { derived, get } from "svelte/store";
+
+const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
+const tick = () => new Promise((r) => setTimeout(r, 20));
+
+/** Runs `body` with `reportError` (or, with `asConsole`, `console.error` alone) recording what it is given. */
+async function reported(body: () => Promise<void>, asConsole = false): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const g = globalThis as { reportError?: (e: unknown) => void };
+  const [before, error] = [g.reportError, console.error];
+  if (asConsole) delete g.reportError;
+  else g.reportError = (e) => seen.push(e);
+  console.error = (e: unknown) => seen.push(e);
+  try {
+    await body();
+  } finally {
+    if (before) g.reportError = before;
+    else delete g.reportError;
+    console.error = error;
+  }
+  return seen;
+}
+
+test("a live query is a Svelte store: derived follows writes, get reads synchronously", async () => {
+  const store = fresh();
+  const settings = await store.partitionedMap<number>("settings");
+  const visits = store.liveQuery(async (s) => (await (await s.partitionedMap<number>("settings")).get("visits")) ?? 0);
+  const doubled = derived(visits, (n) => (n === undefined ? "waiting" : n * 2));
+  const seen: unknown[] = [];
+  const stop = doubled.subscribe((v) => seen.push(v));
+  await tick();
+  await settings.upsert("visits", 5);
+  await tick();
+  stop();
+  await settings.upsert("visits", 6);
+  await tick();
+  assert.deepEqual(seen, ["waiting", 0, 10]);
+  assert.equal(get(visits), undefined, "the first result comes later than a synchronous get");
+});
+
+test("a failing query under derived() is reported, not handed to Svelte's invalidate", async () => {
+  const store = fresh();
+  const failing = store.liveQuery(async (s) => (await s.customerDirectory()).getProfile("not an email at all \u00e9"));
+  const errors = await reported(async () => {
+    const stop = derived(failing, (p) => p).subscribe(() => {});
+    await tick();
+    stop();
+  });
+  assert.equal(errors.length, 1, String(errors));
+  assert.ok(errors[0] instanceof AttrmapError && errors[0].code === "invalid_email", String(errors[0]));
+  // Where there is no reportError (Node before 24), console.error shows it.
+  const logged = await reported(async () => {
+    const stop = failing.subscribe(() => {});
+    await tick();
+    stop();
+  }, true);
+  assert.ok(logged[0] instanceof AttrmapError && logged[0].code === "invalid_email", String(logged[0]));
+  // An observer with its own `error` gets it, and nothing is reported.
+  const handled: unknown[] = [];
+  const quiet = await reported(async () => {
+    const sub = failing.subscribe({ error: (e) => handled.push(e) });
+    await tick();
+    sub.unsubscribe();
+  });
+  assert.deepEqual([quiet.length, (handled[0] as AttrmapError).code], [0, "invalid_email"]);
+});
+
+test("an export's error reaches the caller of exportBlob and exportText, and is reported behind a Response", async () => {
+  const store = fresh();
+  const m = await store.partitionedMap<unknown>("m", { partitionCount: 1 });
+  await m.upsert("bad key", { when: new Date(0) });
+  const named = /^not_exportable: map "m", instance "partition-0", key "bad key"/;
+  for (const whole of [store.exportBlob(), store.exportText()])
+    await assert.rejects(whole, (e: unknown) => e instanceof AttrmapError && named.test(`${e.code}: ${e.message}`));
+  const errors = await reported(async () => {
+    await assert.rejects(new Response(store.exportData()).text()); // its own error replaces the export's
+  });
+  assert.ok(errors[0] instanceof AttrmapError && named.test(`${errors[0].code}: ${errors[0].message}`), String(errors[0]));
+  await m.delete("bad key");
+  await m.upsert("good", { n: 1 });
+  const progress: Array<{ lines: number; characters: number }> = [];
+  const text = await store.exportText({ onProgress: (p) => progress.push(p) });
+  assert.equal(text, await new Response(store.exportData()).text());
+  const blob = await store.exportBlob();
+  assert.deepEqual([blob.type, await blob.text()], ["application/x-ndjson", text]);
+  assert.deepEqual(progress.at(-1), { lines: text.split("\n").length - 1, characters: text.length });
+});
