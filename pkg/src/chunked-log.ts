@@ -8,7 +8,7 @@ import { AttrmapError } from "./errors.js";
 import { commit } from "./group-commit.js";
 import { corrupt } from "./idb.js";
 import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
-import { MAX_BATCH } from "./limits.js";
+import { MAX_BATCH, MAX_PAGE_LIMIT } from "./limits.js";
 import { type WriteOptions, writeOptions } from "./locks.js";
 import type { RecordKind } from "./records.js";
 
@@ -43,6 +43,26 @@ export interface LogStats {
   chunkSize: number;
   /** The sequence the next record gets. */
   nextSequence: number;
+}
+
+/** Which records `log.page(options)` holds: the newest, or those next to a cursor of an earlier page. */
+export interface LogWindowOptions {
+  /** The older neighbours of record `before` (the `older` cursor of a page): sequences below it. */
+  before?: number;
+  /** The newer neighbours of record `after` (the `newer` cursor of a page): sequences above it. */
+  after?: number;
+  /** Records on the page, 1 to 10,000. */
+  limit: number;
+}
+
+/** A page of `log.page(options)`: up to `limit` records, newest first, with cursors to its neighbours. */
+export interface LogWindow<R> {
+  /** Newest first. */
+  records: R[];
+  /** `before` of the next older page, or null when the page reaches the oldest retained record. */
+  older: number | null;
+  /** `after` of the next newer page, or null when the page reaches the newest record (as read). */
+  newer: number | null;
 }
 
 /** The order `records()` walks a log in. */
@@ -229,11 +249,45 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    * The page for `token` (`""` or `"current"`: the newest), records newest first, with the
    * token of the next older page. Reads that one chunk (and the log's metadata), with no lock.
    */
-  async page(token = ""): Promise<LogPage<R>> {
-    const read = await this.read(args.text("pageToken", token));
+  async page(token?: string): Promise<LogPage<R>>;
+  /**
+   * A page of `limit` records, newest first, for a list: the newest, or the neighbours of a
+   * cursor (`before: page.older`, `after: page.newer`). Reads only the chunks that hold them,
+   * one at a time and with no lock, as `records()` does.
+   */
+  async page(options: LogWindowOptions): Promise<LogWindow<R>>;
+  async page(by: string | LogWindowOptions = ""): Promise<LogPage<R> | LogWindow<R>> {
+    if (typeof by === "object" && by !== null) return this.window(by);
+    const read = await this.read(args.text("pageToken", by));
     return { pageToken: read.token, records: read.chunk.slice().reverse(), nextPageToken: read.next };
   }
 
+  private async window(options: LogWindowOptions): Promise<LogWindow<R>> {
+    const o = args.options("options", options);
+    const cursor = (key: string) => {
+      const value = args.field("options", o, key);
+      return value === undefined ? undefined : args.count(`options.${key}`, value, 0);
+    };
+    const [before, after] = [cursor("before"), cursor("after")];
+    const limit = args.count("options.limit", args.field("options", o, "limit"), 1);
+    if (limit > MAX_PAGE_LIMIT) throw args.invalid(`options.limit must be at most ${MAX_PAGE_LIMIT}, got ${limit}`);
+    if (before !== undefined && after !== undefined) throw args.invalid("options.before and options.after cannot both be given");
+    const records: R[] = [];
+    for await (const record of after === undefined ? this.newestFirst(before) : this.oldestFirst(after)) {
+      records.push(record);
+      if (records.length === limit) break;
+    }
+    if (after !== undefined) records.reverse();
+    // Sequences are contiguous from the oldest retained to the newest: neighbours are arithmetic.
+    const { retainedFrom, state } = this.view.meta;
+    const newest = records[0]?.sequence ?? after ?? (before ?? state.nextSequence) - 1;
+    const oldest = records.at(-1)?.sequence ?? before ?? (after ?? 0) + 1;
+    return {
+      records,
+      older: oldest > retainedFrom ? oldest : null,
+      newer: newest < state.nextSequence - 1 ? newest : null,
+    };
+  }
   /** The log's state: the next sequence and the newest archived chunk's token. */
   async state(): Promise<LogState> {
     const { meta } = await this.ctx.store.read(this.name, []);
@@ -276,16 +330,32 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const order = args.field("options", args.options("options", options), "order") ?? "newest";
     if (order !== "newest" && order !== "oldest")
       throw args.invalid(`options.order must be "newest" or "oldest", got ${JSON.stringify(order) ?? "undefined"}`);
-    if (order === "newest") {
-      for (let token = core.CURRENT; token !== ""; ) {
-        const read = await this.read(token);
-        for (let i = read.chunk.length - 1; i >= 0; i--) yield read.chunk[i]!;
-        token = read.next;
-      }
-      return;
+    yield* order === "newest" ? this.newestFirst(undefined) : this.oldestFirst(undefined);
+  }
+
+  /** The retained records below sequence `below` (all, if undefined), newest first, a chunk per step. */
+  private async *newestFirst(below: number | undefined): AsyncGenerator<R> {
+    let token: string = core.CURRENT;
+    if (below !== undefined) {
+      if (below <= 1) return;
+      const { meta } = await this.ctx.store.read(this.name, []);
+      token = core.pageOfSequence(this.adopt(meta).log, below - 1);
     }
+    while (token !== "") {
+      const read = await this.read(token);
+      for (let i = read.chunk.length - 1; i >= 0; i--) {
+        const record = read.chunk[i]!;
+        if (below === undefined || record.sequence < below) yield record;
+      }
+      token = read.next;
+    }
+  }
+
+  /** The retained records above sequence `above` (all, if undefined), oldest first, a chunk per step. */
+  private async *oldestFirst(above: number | undefined): AsyncGenerator<R> {
     const { meta } = await this.ctx.store.read(this.name, []);
-    let next = this.adopt(meta).meta.retainedFrom;
+    const retainedFrom = this.adopt(meta).meta.retainedFrom;
+    let next = above === undefined ? retainedFrom : Math.max(above + 1, retainedFrom);
     for (let token = core.pageOfSequence(this.view.log, next); token !== ""; ) {
       const read = await this.read(token);
       const fresh = core.pageOfSequence(read.view.log, next);

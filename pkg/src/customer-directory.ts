@@ -3,7 +3,7 @@ import * as args from "./args.js";
 import type { Context } from "./context.js";
 import { MAX_BATCH } from "./limits.js";
 import { type WriteOptions, writeOptions } from "./locks.js";
-import { PartitionedMap } from "./partitioned-map.js";
+import { type MapPage, type MapPageOptions, PartitionedMap } from "./partitioned-map.js";
 import { type CustomerProfile, type CustomerProfileInput, profileInput, profileProblem } from "./records.js";
 
 /** The map name the reference server uses. */
@@ -69,6 +69,11 @@ export class CustomerDirectory {
   /** Every profile, in partition order, then email order; one partition read per step. */
   profiles(): AsyncIterableIterator<CustomerProfile> {
     return this.map.values();
+  }
+
+  /** A page of `limit` profiles for a list, in the order of `profiles()`, after `after` if given (see `PartitionedMap.page`). */
+  async page(options: MapPageOptions): Promise<MapPage<CustomerProfile>> {
+    return this.map.page(options);
   }
 
   /** Profiles in the directory (reads every partition). */

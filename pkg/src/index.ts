@@ -5,7 +5,7 @@ export type { IDBFactoryLike, IDBKeyRangeLike, OpenOptions } from "./attrmap.js"
 export { Attrmap, openAttrmap } from "./attrmap.js";
 export type { Change } from "./changes.js";
 export { watchChanges } from "./changes.js";
-export type { ChunkedLogOptions, LogPage, LogStats, RecordsOptions } from "./chunked-log.js";
+export type { ChunkedLogOptions, LogPage, LogStats, LogWindow, LogWindowOptions, RecordsOptions } from "./chunked-log.js";
 export { ChunkedLog } from "./chunked-log.js";
 export { CURRENT, DEFAULT_CHUNK_SIZE, DEFAULT_PARTITION_COUNT, MAX_TEXT_LENGTH } from "./core.js";
 export type { CustomerDirectoryOptions } from "./customer-directory.js";
@@ -15,7 +15,8 @@ export { DEX_SAMPLE_NAMES } from "./dex.js";
 export type { ErrorCode } from "./errors.js";
 export { AttrmapError, ERROR_CODES } from "./errors.js";
 export type { StoreEvent } from "./events.js";
-export type { ExportOptions } from "./export-data.js";
+export type { ExportOptions, ExportProgress, ExportWholeOptions } from "./export-data.js";
+export { EXPORT_MEDIA_TYPE } from "./export-data.js";
 export type { AttrmapHandler, FlowRun, HandlerOptions } from "./http.js";
 export {
   CUSTOMER_DIRECTORY_FLOW,
@@ -29,11 +30,18 @@ export {
 export type { Identity } from "./identity.js";
 export type { ImportOptions, ImportProgress, ImportSummary } from "./import-data.js";
 export type { ChunkedLayout, Layout, LogState, PartitionedLayout, Segment } from "./layout.js";
-export { MAX_BATCH } from "./limits.js";
+export { MAX_BATCH, MAX_PAGE_LIMIT } from "./limits.js";
 export type { LiveQuery, LiveQueryObserver, Subscription } from "./live.js";
 export type { LockGrant, LockKey, LockManagerLike, LockRequestOptions, LockWait, WriteOptions } from "./locks.js";
 export { InProcessLocks, lockName } from "./locks.js";
-export type { Partition, PartitionedMapOptions, ResizeOptions, ResizeProgress } from "./partitioned-map.js";
+export type {
+  MapPage,
+  MapPageOptions,
+  Partition,
+  PartitionedMapOptions,
+  ResizeOptions,
+  ResizeProgress,
+} from "./partitioned-map.js";
 export { PartitionedMap } from "./partitioned-map.js";
 export type { StorageStatus } from "./persistence.js";
 export type { CustomerProfile, CustomerProfileInput, LogRecord, NewSubscriber, Subscriber } from "./records.js";

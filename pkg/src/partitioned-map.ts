@@ -8,7 +8,7 @@ import { AttrmapError } from "./errors.js";
 import { commit } from "./group-commit.js";
 import { corrupt, type Snapshot, type Writes } from "./idb.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
-import { MAX_BATCH } from "./limits.js";
+import { MAX_BATCH, MAX_PAGE_LIMIT } from "./limits.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
 
 /** How `store.partitionedMap(name, options)` opens or creates a map. */
@@ -38,6 +38,21 @@ export interface ResizeProgress {
 export interface ResizeOptions extends WriteOptions {
   /** Called as entries are written to their new partitions (between IndexedDB requests). */
   onProgress?: (progress: ResizeProgress) => void;
+}
+
+/** Which entries `map.page(options)` holds: the first, or those after the `next` cursor of an earlier page. */
+export interface MapPageOptions {
+  /** The canonical key the page starts after (an earlier page's `next`). */
+  after?: string;
+  /** Entries on the page, 1 to 10,000. */
+  limit: number;
+}
+
+/** A page of `map.page(options)`: up to `limit` entries in the order of `entries()`. */
+export interface MapPage<V> {
+  entries: Array<[string, V]>;
+  /** `after` of the next page, or null when this page reaches the last entry. */
+  next: string | null;
 }
 
 /** Why a stored value is not one this map holds, or undefined (customer profiles are checked; other maps hold any value). */
@@ -460,13 +475,55 @@ export class PartitionedMap<V> {
         }
       }
       if (step.instance === undefined) return;
-      const partition = this.partition(step.instance, step.value);
-      for (const key of [...partition.keys()].sort()) {
-        if (typeof key !== "string") throw corrupt(this.name, step.instance, `a key is ${args.describeType(key)}, not a string`);
-        yield [key, this.entry(step.instance, partition, key) as V];
-      }
+      yield* this.ordered(step.instance, step.value);
       after = step.instance;
     }
+  }
+
+  /** The entries of a partition as stored, in canonical key order, checked. */
+  private ordered(instance: string, stored: unknown): Array<[string, V]> {
+    const partition = this.partition(instance, stored);
+    return [...partition.keys()].sort().map((key) => {
+      if (typeof key !== "string") throw corrupt(this.name, instance, `a key is ${args.describeType(key)}, not a string`);
+      return [key, this.entry(instance, partition, key) as V];
+    });
+  }
+
+  /**
+   * A page of `limit` entries for a list, in the order of `entries()`: the first, or those after
+   * `after` (the `next` of the page before). Reads only the partitions that hold them (and, when
+   * a page ends with a partition, whether another follows), with no lock. A resize reorders the
+   * map: pages read across one can repeat or miss entries; `layoutVersion` tells.
+   */
+  async page(options: MapPageOptions): Promise<MapPage<V>> {
+    const o = args.options("options", options);
+    const cursor = args.field("options", o, "after");
+    const after = cursor === undefined ? undefined : args.text("options.after", cursor);
+    const limit = args.count("options.limit", args.field("options", o, "limit"), 1);
+    if (limit > MAX_PAGE_LIMIT) throw args.invalid(`options.limit must be at most ${MAX_PAGE_LIMIT}, got ${limit}`);
+    const doing = `reading a page of map "${this.name}"`;
+    return this.withLayout(async (layout) => {
+      const found: Array<[string, V]> = [];
+      let instance: string | undefined; // the last partition read
+      if (after !== undefined) {
+        // The cursor is canonical already: placed as stored keys were, without canonicalizeKey.
+        const placed = core.placeKey(after, layout.keyRule === core.EMAIL_KEYS, layout.partitionCount);
+        instance = core.partitionName(placed.index, layout.partitionCount);
+        const { meta, values } = await this.ctx.store.read(this.name, [instance]);
+        this.current(meta, layout);
+        found.push(...this.ordered(instance, values[0]).filter(([key]) => key > after));
+      }
+      for (;;) {
+        if (found.length > limit) return { entries: found.slice(0, limit), next: found[limit - 1]![0] };
+        const step = await this.ctx.store.readNext(this.name, instance, doing);
+        this.current(step.meta, layout); // another layout: the page is read again under it
+        // A stored partition is never empty, so one more partition means one more entry.
+        if (found.length === limit) return { entries: found, next: step.instance === undefined ? null : found.at(-1)![0] };
+        if (step.instance === undefined) return { entries: found, next: null };
+        found.push(...this.ordered(step.instance, step.value));
+        instance = step.instance;
+      }
+    });
   }
 
   /** Every canonical key, in the order of `entries()`. */

@@ -1,6 +1,6 @@
 // The subscriber archive of the source documents: registrations in a chunked log.
 import * as args from "./args.js";
-import { ChunkedLog, type ChunkedLogOptions, type RecordsOptions } from "./chunked-log.js";
+import { ChunkedLog, type ChunkedLogOptions, type LogWindow, type LogWindowOptions, type RecordsOptions } from "./chunked-log.js";
 import type { Context } from "./context.js";
 import type { WriteOptions } from "./locks.js";
 import { type NewSubscriber, type Subscriber, subscriberRecords } from "./records.js";
@@ -54,6 +54,11 @@ export class SubscriberArchive {
   async getSubscriberPage(pageToken = ""): Promise<SubscriberPage> {
     const page = await this.log.page(pageToken);
     return { pageToken: page.pageToken, subscribers: page.records, nextPageToken: page.nextPageToken };
+  }
+
+  /** A page of `limit` subscribers, newest first, for a list: the newest, or those next to a cursor (see `ChunkedLog.page`). */
+  async page(options: LogWindowOptions): Promise<LogWindow<Subscriber>> {
+    return this.log.page(options);
   }
 
   /** Every retained subscriber, newest first unless `{ order: "oldest" }`; one chunk read per step. */
