@@ -76,10 +76,10 @@ $(GLUE) $(INLINE) &: $(RELEASE_WASM) scripts/inline-wasm.mjs pkg/node_modules/.p
 
 # dist/ starts the wasm from the inlined module (Node, workers, service workers); browser/ is the
 # same code whose init.js fetches wasm/attrmap_bg.wasm and compiles it streaming (pages, bundlers).
-$(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts) pkg/tsconfig.json
+$(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts pkg/src/*/*.ts) pkg/tsconfig.json
 	rm -rf pkg/dist pkg/browser
 	cd pkg && node_modules/.bin/tsc -p tsconfig.json
-	cp -r pkg/dist pkg/browser
+	cp -r pkg/dist pkg/browser && rm -r pkg/browser/react # one copy of the React binding: it imports no wasm
 	cd pkg && for f in js js.map d.ts; do mv browser/init-streaming.$$f browser/init.$$f; rm dist/init-streaming.$$f; done
 	sed -i 's/init-streaming\.js/init.js/' pkg/browser/init.js pkg/browser/init.js.map
 

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 
 const WIDTH = 130;
-const patterns = ["*.rs", "*.ts", "*.js", "*.mjs", "*.css", "*.html", "*.py", "Makefile"];
+const patterns = ["*.rs", "*.ts", "*.tsx", "*.js", "*.mjs", "*.css", "*.html", "*.py", "Makefile"];
 const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "--", ...patterns], {
   encoding: "utf8",
 });

@@ -47,7 +47,8 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-export async function serveWww(): Promise<StaticServer> {
+/** Serves www/ (or another folder, `root`) with the test page and the shared test modules. */
+export async function serveWww(root = WWW): Promise<StaticServer> {
   const files: StaticServer["files"] = new Map();
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
@@ -76,8 +77,8 @@ export async function serveWww(): Promise<StaticServer> {
       res.writeHead(204).end(); // Chromium asks for it on every non-HTML document
       return;
     }
-    let file = normalize(join(WWW, path));
-    if (file !== WWW && !file.startsWith(WWW + sep)) {
+    let file = normalize(join(root, path));
+    if (file !== root && !file.startsWith(root + sep)) {
       res.writeHead(403).end();
       return;
     }

@@ -1,0 +1,75 @@
+// Small apps built and served by the tools users build them with: a folder under tests/.apps/
+// (so that vite, react and the installed attrmap resolve from tests/node_modules), a real Vite
+// dev server, real production builds (Vite, esbuild, webpack, Rollup) served as static files.
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { within } from "./harness.js";
+
+export const TESTS = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const APPS = join(TESTS, ".apps");
+const BIN = join(TESTS, "node_modules/.bin");
+
+/** A new app folder holding `files` (path to content), copied from `from` first if given. */
+export function appFolder(name: string, files: Record<string, string>, from?: string): { dir: string; remove(): void } {
+  mkdirSync(APPS, { recursive: true });
+  const dir = mkdtempSync(join(APPS, `${name}-`));
+  if (from) cpSync(from, dir, { recursive: true, filter: (f) => !/node_modules|dist$/.test(f) });
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Runs `command` in `cwd` to its end; rejects with its output if it fails or outlasts `ms`. */
+export function run(command: string, args: string[], cwd: string, ms = 120_000): Promise<string> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1" } });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const done = new Promise<string>((ok, fail) =>
+    child.on("exit", (code) =>
+      code === 0 ? ok(output) : fail(new Error(`${command} ${args.join(" ")}: exit ${code}\n${output}`)),
+    ),
+  );
+  return within(`${command} ${args.join(" ")}`, done, ms).finally(() => child.kill("SIGKILL"));
+}
+
+/** A tool installed in tests/node_modules/.bin. */
+export const bin = (name: string) => join(BIN, name);
+
+/** Vite's CLI of the major version `major` (tests/package.json has vite, and vite 7 as "vite7"). */
+export const viteCli = (major: 7 | 8) => join(TESTS, "node_modules", major === 7 ? "vite7" : "vite", "bin/vite.js");
+
+/** A Vite dev server of `major` over `dir` on 127.0.0.1, started and ready. */
+export async function viteDev(dir: string, major: 7 | 8): Promise<{ origin: string; close(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, [viteCli(major), "--host", "127.0.0.1", "--port", "0", "--strictPort"], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  let output = "";
+  const origin = await within(
+    `vite ${major} dev server to start`,
+    new Promise<string>((ok, fail) => {
+      const read = (d: Buffer) => {
+        output += d;
+        const url = /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (url) ok(url[1]!);
+      };
+      child.stdout!.on("data", read);
+      child.stderr!.on("data", read);
+      child.on("exit", (code) => fail(new Error(`vite exited with ${code}:\n${output}`)));
+    }),
+    60_000,
+  );
+  return {
+    origin,
+    close: () =>
+      new Promise((ok) => {
+        child.once("exit", () => ok());
+        child.kill("SIGTERM");
+      }),
+  };
+}
