@@ -1,0 +1,53 @@
+// A live query as React state, as dexie-react-hooks' useLiveQuery is: the component renders
+// again with each result, and an error is thrown where React's error boundaries catch it.
+import { type DependencyList, useEffect, useState } from "react";
+import type { LiveQuery } from "../live.js";
+
+/**
+ * What the hook needs of a store: its `liveQuery`. A store of `"attrmap"` or of
+ * `"attrmap/browser"` is one (the hook takes either).
+ */
+export interface LiveQueryStore<S> {
+  liveQuery<T>(query: (store: S) => Promise<T> | T): LiveQuery<T>;
+}
+
+/** The hook's state: the latest result, or the error the next render throws. */
+type State<T> = { value: T } | { error: unknown };
+
+/**
+ * The result of `query`, run as `store.liveQuery(query)`: `undefined` until its first result,
+ * then each new result as any context of the origin changes what it read. It runs again when
+ * a value of `deps` changes (the previous result stays until then) and stops on unmount. A query
+ * that throws makes the render throw that error, for the nearest error boundary.
+ */
+export function useLiveQuery<S, T>(
+  store: LiveQueryStore<S>,
+  query: (store: S) => Promise<T> | T,
+  deps?: DependencyList,
+): T | undefined;
+/** As above, with `initial` until the first result. */
+export function useLiveQuery<S, T, I>(
+  store: LiveQueryStore<S>,
+  query: (store: S) => Promise<T> | T,
+  deps: DependencyList,
+  initial: I,
+): T | I;
+export function useLiveQuery<S, T, I>(
+  store: LiveQueryStore<S>,
+  query: (store: S) => Promise<T> | T,
+  deps: DependencyList = [],
+  initial?: I,
+): T | I | undefined {
+  const [state, setState] = useState<State<T | I | undefined>>({ value: initial });
+  // `query` is a new function each render: as with useEffect, it runs again when `deps` change.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: deps are the caller's, as in dexie-react-hooks
+  useEffect(() => {
+    const subscription = store.liveQuery(query).subscribe({
+      next: (value) => setState({ value }),
+      error: (error) => setState({ error }),
+    });
+    return subscription.unsubscribe;
+  }, [store, ...deps]);
+  if ("error" in state) throw state.error;
+  return state.value;
+}
