@@ -23,9 +23,9 @@ export function appFolder(name: string, files: Record<string, string>, from?: st
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Runs `command` in `cwd` to its end; rejects with its output if it fails or outlasts `ms`. */
-export function run(command: string, args: string[], cwd: string, ms = 120_000): Promise<string> {
-  const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1" } });
+/** Runs `command` in `cwd` (with `env` added) to its end; rejects with its output if it fails or outlasts 120 s. */
+export function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1", ...env } });
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
@@ -34,7 +34,7 @@ export function run(command: string, args: string[], cwd: string, ms = 120_000):
       code === 0 ? ok(output) : fail(new Error(`${command} ${args.join(" ")}: exit ${code}\n${output}`)),
     ),
   );
-  return within(`${command} ${args.join(" ")}`, done, ms).finally(() => child.kill("SIGKILL"));
+  return within(`${command} ${args.join(" ")}`, done, 120_000).finally(() => child.kill("SIGKILL"));
 }
 
 /** A tool installed in tests/node_modules/.bin. */

@@ -1,14 +1,14 @@
 // A live query as React state, as dexie-react-hooks' useLiveQuery is: the component renders
 // again with each result, and an error is thrown where React's error boundaries catch it.
 import { type DependencyList, useEffect, useState } from "react";
-import type { LiveQuery } from "../live.js";
+import type { LiveQueryObserver } from "../live.js";
 
 /**
- * What the hook needs of a store: its `liveQuery`. A store of `"attrmap"` or of
- * `"attrmap/browser"` is one (the hook takes either).
+ * What the hook needs of a store: a `liveQuery` whose results it can subscribe to with an
+ * observer. A store of `"attrmap"` or of `"attrmap/browser"` is one (the hook takes either).
  */
 export interface LiveQueryStore<S> {
-  liveQuery<T>(query: (store: S) => Promise<T> | T): LiveQuery<T>;
+  liveQuery<T>(query: (store: S) => Promise<T> | T): { subscribe(observer: LiveQueryObserver<T>): { unsubscribe(): void } };
 }
 
 /** The hook's state: the latest result, or the error the next render throws. */
