@@ -101,10 +101,14 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const o = args.options("options", options);
     const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
     const chunkSize = size === undefined ? undefined : core.resolveChunkSize(size);
-    const view = await ctx.store.write(name, [], `opening log "${name}"`, ({ meta }) => {
-      const opened = openChunked(name, meta, chunkSize);
-      return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
-    });
+    // As a map: a log that exists is opened with a read, a new one stored in a write.
+    const existing = openChunked(name, await ctx.store.layout(name), chunkSize);
+    const view = !existing.store
+      ? existing.view
+      : await ctx.store.write(name, [], `opening log "${name}"`, ({ meta }) => {
+          const opened = openChunked(name, meta, chunkSize);
+          return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
+        });
     return new ChunkedLog(ctx, name, view, kind);
   }
 

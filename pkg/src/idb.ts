@@ -394,6 +394,15 @@ export class InstanceStore {
   }
 
   /**
+   * The stored metadata (layout) of `map`, or undefined. Live queries do not count it as read:
+   * opening a map is not reading its data, and a change of layout shows in every later read.
+   */
+  async layout(map: string): Promise<unknown> {
+    const doing = `reading the layout of map "${map}"`;
+    return this.adopt(await this.readOnly(doing, (tx) => request(tx.objectStore(MAPS).get(map), doing)));
+  }
+
+  /**
    * One read-modify-write: reads the map's metadata and `instances`, lets `compute` decide
    * the writes, and stores them in the same readwrite transaction. `compute` may throw to
    * write nothing; its error is passed on.

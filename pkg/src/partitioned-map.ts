@@ -99,10 +99,15 @@ export class PartitionedMap<V> {
       keyRule,
       custom: canonicalizeKey !== undefined,
     };
-    const layout = await ctx.store.write(name, [], `opening map "${name}"`, ({ meta }) => {
-      const opened = openPartitioned(name, meta, wanted);
-      return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
-    });
+    // A map that exists is opened with a read (live queries open maps on every run); only a
+    // new one is written, in a transaction that reads the layout again.
+    const existing = openPartitioned(name, await ctx.store.layout(name), wanted);
+    const layout = !existing.store
+      ? existing.layout
+      : await ctx.store.write(name, [], `opening map "${name}"`, ({ meta }) => {
+          const opened = openPartitioned(name, meta, wanted);
+          return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
+        });
     return new PartitionedMap<V>(ctx, name, layout, canonicalizeKey, check);
   }
 
