@@ -15,8 +15,9 @@ import type { RecordKind } from "./records.js";
 /** How `store.chunkedLog(name, options)` opens or creates a log. */
 export interface ChunkedLogOptions {
   /**
-   * Records per chunk of a new log (1 to 1,000,000; default 100). An existing log keeps its
-   * own; another size is `layout_mismatch`.
+   * Records per chunk (1 to 1,000,000). Left out: 100 for a new log, the size in force for an
+   * existing one. Given for an existing log, it must be the size in force: another is
+   * `layout_mismatch` (`changeChunkSize()` changes it).
    */
   chunkSize?: number;
 }

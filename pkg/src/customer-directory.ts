@@ -11,7 +11,10 @@ export const CUSTOMER_PROFILES_MAP = "CustomerProfilesByEmailPartition";
 
 /** How `store.customerDirectory(options)` opens or creates the directory. */
 export interface CustomerDirectoryOptions {
-  /** Partitions of a new directory (default 1000); an existing one keeps its own. */
+  /**
+   * Partitions of the directory. Left out: 1000 for a new one, the stored count for an existing
+   * one. Given for an existing directory, it must be the stored count: another is `layout_mismatch`.
+   */
   partitionCount?: number;
   /** Another map name than the reference server's. */
   mapName?: string;

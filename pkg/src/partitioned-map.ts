@@ -13,7 +13,11 @@ import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptio
 
 /** How `store.partitionedMap(name, options)` opens or creates a map. */
 export interface PartitionedMapOptions {
-  /** Number of partitions of a new map (default 1000). An existing map keeps its own; another number is `layout_mismatch`. */
+  /**
+   * Partitions of the map. Left out: 1000 for a new map, the stored count for an existing one.
+   * Given for an existing map, it must be the stored count: another is `layout_mismatch`
+   * (`resize()` changes the count).
+   */
   partitionCount?: number;
   /**
    * How keys become canonical: `"exact"` (default for a new map: any string as it is),

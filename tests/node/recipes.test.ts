@@ -1,0 +1,67 @@
+// The README's recipes for other frameworks, as written: the Vue composable type-checks under
+// strict TypeScript and runs with Vue's own reactivity (an effect scope, as a component has).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { type Attrmap, InProcessLocks, openAttrmap } from "attrmap";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import ts from "typescript";
+import { effectScope, type Ref } from "vue";
+import { appFolder, TESTS } from "../browser/apps.js";
+
+const README = readFileSync(join(TESTS, "../README.md"), "utf8");
+const VUE = /<!-- recipe: vue -->\n```ts\n([\s\S]*?)```/.exec(README)![1]!;
+const folder = appFolder("recipes", { "use-live-query.ts": VUE });
+after(() => folder.remove());
+/** What the recipe exports, as the README writes it. */
+interface VueRecipe {
+  useLiveQuery<T>(store: Attrmap, query: (s: Attrmap) => Promise<T> | T): { value: Ref<T | undefined>; error: Ref<unknown> };
+}
+const tick = () => new Promise((r) => setTimeout(r, 20));
+
+test("the Vue recipe type-checks, strict", () => {
+  const file = join(folder.dir, "use-live-query.ts");
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ["lib.es2022.d.ts", "lib.dom.d.ts"],
+    types: [],
+  });
+  assert.deepEqual(
+    ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")),
+    [],
+  );
+});
+
+test("the Vue recipe follows writes in its scope and stops with it", async () => {
+  const { useLiveQuery } = (await import(join(folder.dir, "use-live-query.ts"))) as VueRecipe;
+  const store = openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
+  const settings = await store.partitionedMap<string>("settings");
+  const scope = effectScope();
+  const runs: unknown[] = [];
+  const { value, error } = scope.run(() =>
+    useLiveQuery(store, async (s) => {
+      const theme = await (await s.partitionedMap<string>("settings")).get("theme");
+      runs.push(theme);
+      if (theme === "broken") throw new Error("no such theme");
+      return theme;
+    }),
+  )!;
+  await tick();
+  await settings.upsert("theme", "dark");
+  await tick();
+  assert.equal(value.value, "dark");
+  await settings.upsert("theme", "broken");
+  await tick();
+  assert.equal((error.value as Error).message, "no such theme");
+  scope.stop();
+  await settings.upsert("theme", "light");
+  await tick();
+  assert.deepEqual(runs, [undefined, "dark", "broken"], "no run after the scope stopped");
+});
