@@ -4,8 +4,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
-import { within } from "./harness.js";
+import { persistentContext, type StaticServer, serveWww, within } from "./harness.js";
 
 export const TESTS = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const APPS = join(TESTS, ".apps");
@@ -72,4 +73,35 @@ export async function viteDev(dir: string, major: 7 | 8): Promise<{ origin: stri
         child.kill("SIGTERM");
       }),
   };
+}
+
+export interface BuiltApp {
+  server: StaticServer;
+  /** Chromium with an on-disk profile (two pages are two tabs). */
+  browser: Awaited<ReturnType<typeof persistentContext>>;
+}
+
+/**
+ * For the calling test file: type-checks `app` with its tsconfig.json, builds it with Vite 8
+ * (`args` and `env` added to `vite build`), serves its dist/ and opens a Chromium profile;
+ * all undone, and the folder removed, after its tests.
+ */
+export function useBuiltApp(
+  app: { dir: string; remove(): void },
+  args: string[] = [],
+  env: Record<string, string> = {},
+): BuiltApp {
+  const built = {} as BuiltApp;
+  before(async () => {
+    await run(bin("tsc"), ["-p", "tsconfig.json"], app.dir);
+    await run(process.execPath, [viteCli(8), "build", "--logLevel", "warn", ...args], app.dir, env);
+    built.server = await serveWww(join(app.dir, "dist"));
+    built.browser = await persistentContext();
+  });
+  after(async () => {
+    await built.browser?.dispose();
+    await built.server?.close();
+    app.remove();
+  });
+  return built;
 }

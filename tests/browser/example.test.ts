@@ -4,27 +4,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Page } from "playwright-core";
-import { appFolder, bin, run, TESTS, viteCli } from "./apps.js";
-import { newTab, persistentContext, type StaticServer, screenshot, serveWww } from "./harness.js";
+import { appFolder, TESTS, useBuiltApp } from "./apps.js";
+import { newTab, screenshot } from "./harness.js";
 
 const EXAMPLE = join(TESTS, "../examples/react-directory");
-const app = appFolder("react-directory", {}, EXAMPLE);
-let server: StaticServer;
-let browser: Awaited<ReturnType<typeof persistentContext>>;
-
-before(async () => {
-  await run(bin("tsc"), ["-p", "tsconfig.json"], app.dir);
-  await run(process.execPath, [viteCli(8), "build", "--logLevel", "warn"], app.dir);
-  server = await serveWww(join(app.dir, "dist"));
-  browser = await persistentContext();
-});
-after(async () => {
-  await browser?.dispose();
-  await server?.close();
-  app.remove();
-});
+const built = useBuiltApp(appFolder("react-directory", {}, EXAMPLE));
 
 test("the example's dependencies are the versions tested here and the current package", () => {
   const example = JSON.parse(readFileSync(join(EXAMPLE, "package.json"), "utf8"));
@@ -55,8 +41,8 @@ async function saveWith(page: Page, fields: Record<string, string>) {
 }
 
 test("two tabs: saves, edits, errors, pages and deletes show in both, live", async () => {
-  const [a, b] = [await newTab(browser.context), await newTab(browser.context)];
-  for (const tab of [a, b]) await tab.goto(`${server.origin}/`);
+  const [a, b] = [await newTab(built.browser.context), await newTab(built.browser.context)];
+  for (const tab of [a, b]) await tab.goto(`${built.server.origin}/`);
   await saveWith(a, { Email: " Ada@Example.com ", "Full name": "Ada Lovelace", Tier: "gold" });
   await a.getByRole("status").filter({ hasText: "Saved ada@example.com." }).waitFor();
   // The other tab shows it without a reload: the list, the count, the activity.

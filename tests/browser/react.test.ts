@@ -3,10 +3,9 @@
 // tab's write re-rendering, deps re-running the query, an error reaching the error boundary,
 // and unmount stopping the query with every subscription released.
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { appFolder, bin, run, viteCli } from "./apps.js";
-import { newTab, persistentContext, type StaticServer, serveWww, until } from "./harness.js";
+import { test } from "node:test";
+import { appFolder, useBuiltApp } from "./apps.js";
+import { newTab, until } from "./harness.js";
 
 const MAIN = `import { AttrmapError, openAttrmap } from "attrmap/browser";
 import { useLiveQuery } from "attrmap/react";
@@ -121,26 +120,13 @@ type HookWindow = Window & {
   save(email: string, fullName: string): Promise<void>;
 };
 
-let server: StaticServer;
-let browser: Awaited<ReturnType<typeof persistentContext>>;
-before(async () => {
-  await run(bin("tsc"), ["-p", "tsconfig.json"], app.dir); // the hook's types, strict, with no cast
-  // React's development build: StrictMode mounts each effect twice, as in a user's dev server.
-  await run(process.execPath, [viteCli(8), "build", "--mode", "development", "--logLevel", "warn"], app.dir, {
-    NODE_ENV: "development",
-  });
-  server = await serveWww(join(app.dir, "dist"));
-  browser = await persistentContext();
-});
-after(async () => {
-  await browser?.dispose();
-  await server?.close();
-  app.remove();
-});
+// Type-checked (the hook's types, strict, with no cast), then built with React's development
+// build: StrictMode mounts each effect twice, as in a user's dev server.
+const built = useBuiltApp(app, ["--mode", "development"], { NODE_ENV: "development" });
 
 test("useLiveQuery: initial value, other tabs' writes, deps, errors to the boundary, unmount", async () => {
-  const [a, b] = [await newTab(browser.context), await newTab(browser.context)];
-  for (const tab of [b, a]) await tab.goto(`${server.origin}/`);
+  const [a, b] = [await newTab(built.browser.context), await newTab(built.browser.context)];
+  for (const tab of [b, a]) await tab.goto(`${built.server.origin}/`);
   const text = (selector: string) => a.evaluate((s) => document.querySelector(s)?.textContent ?? null, selector);
   const counts = () => a.evaluate(() => ({ ...(window as unknown as HookWindow).counts }));
   const shows = (selector: string, value: string) =>
