@@ -6,12 +6,15 @@ import { test } from "node:test";
 import { AttrmapError, InProcessLocks, openAttrmap } from "attrmap";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { derived, get } from "svelte/store";
+import { until } from "../browser/harness.js";
 
 const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
-const tick = () => new Promise((r) => setTimeout(r, 20));
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// A change reaches live queries through a BroadcastChannel, in its own time: wait for it.
+const eventually = (what: string, done: () => boolean) => until(what, async () => done(), 10_000);
 
 /** Runs `body` with `reportError` (or, with `asConsole`, `console.error` alone) recording what it is given. */
-async function reported(body: () => Promise<void>, asConsole = false): Promise<unknown[]> {
+async function reported(body: (seen: unknown[]) => Promise<void>, asConsole = false): Promise<unknown[]> {
   const seen: unknown[] = [];
   const g = globalThis as { reportError?: (e: unknown) => void };
   const [before, error] = [g.reportError, console.error];
@@ -19,7 +22,7 @@ async function reported(body: () => Promise<void>, asConsole = false): Promise<u
   else g.reportError = (e) => seen.push(e);
   console.error = (e: unknown) => seen.push(e);
   try {
-    await body();
+    await body(seen);
   } finally {
     if (before) g.reportError = before;
     else delete g.reportError;
@@ -35,12 +38,12 @@ test("a live query is a Svelte store: derived follows writes, get reads synchron
   const doubled = derived(visits, (n) => (n === undefined ? "waiting" : n * 2));
   const seen: unknown[] = [];
   const stop = doubled.subscribe((v) => seen.push(v));
-  await tick();
+  await eventually("first result", () => seen.length === 2);
   await settings.upsert("visits", 5);
-  await tick();
+  await eventually("result after the write", () => seen.length === 3);
   stop();
   await settings.upsert("visits", 6);
-  await tick();
+  await tick(300);
   assert.deepEqual(seen, ["waiting", 0, 10]);
   assert.equal(get(visits), undefined, "the first result comes later than a synchronous get");
 });
@@ -48,17 +51,18 @@ test("a live query is a Svelte store: derived follows writes, get reads synchron
 test("a failing query under derived() is reported, not handed to Svelte's invalidate", async () => {
   const store = fresh();
   const failing = store.liveQuery(async (s) => (await s.customerDirectory()).getProfile("not an email at all \u00e9"));
-  const errors = await reported(async () => {
+  const errors = await reported(async (seen) => {
     const stop = derived(failing, (p) => p).subscribe(() => {});
-    await tick();
+    await eventually("report", () => seen.length > 0);
+    await tick(100); // and no second one
     stop();
   });
   assert.equal(errors.length, 1, String(errors));
   assert.ok(errors[0] instanceof AttrmapError && errors[0].code === "invalid_email", String(errors[0]));
   // Where there is no reportError (Node before 24), console.error shows it.
-  const logged = await reported(async () => {
+  const logged = await reported(async (seen) => {
     const stop = failing.subscribe(() => {});
-    await tick();
+    await eventually("console.error", () => seen.length > 0);
     stop();
   }, true);
   assert.ok(logged[0] instanceof AttrmapError && logged[0].code === "invalid_email", String(logged[0]));
@@ -66,7 +70,8 @@ test("a failing query under derived() is reported, not handed to Svelte's invali
   const handled: unknown[] = [];
   const quiet = await reported(async () => {
     const sub = failing.subscribe({ error: (e) => handled.push(e) });
-    await tick();
+    await eventually("the error", () => handled.length > 0);
+    await tick(100);
     sub.unsubscribe();
   });
   assert.deepEqual([quiet.length, (handled[0] as AttrmapError).code], [0, "invalid_email"]);

@@ -9,6 +9,7 @@ import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import ts from "typescript";
 import { effectScope, type Ref } from "vue";
 import { appFolder, TESTS } from "../browser/apps.js";
+import { until } from "../browser/harness.js";
 
 const README = readFileSync(join(TESTS, "../README.md"), "utf8");
 const VUE = /<!-- recipe: vue -->\n```ts\n([\s\S]*?)```/.exec(README)![1]!;
@@ -18,7 +19,6 @@ after(() => folder.remove());
 interface VueRecipe {
   useLiveQuery<T>(store: Attrmap, query: (s: Attrmap) => Promise<T> | T): { value: Ref<T | undefined>; error: Ref<unknown> };
 }
-const tick = () => new Promise((r) => setTimeout(r, 20));
 
 test("the Vue recipe type-checks, strict", () => {
   const file = join(folder.dir, "use-live-query.ts");
@@ -53,15 +53,13 @@ test("the Vue recipe follows writes in its scope and stops with it", async () =>
       return theme;
     }),
   )!;
-  await tick();
+  await until("the first run", async () => runs.length === 1, 10_000);
   await settings.upsert("theme", "dark");
-  await tick();
-  assert.equal(value.value, "dark");
+  await until("the value after a write", async () => value.value === "dark", 10_000);
   await settings.upsert("theme", "broken");
-  await tick();
-  assert.equal((error.value as Error).message, "no such theme");
+  await until("the error", async () => (error.value as Error | undefined)?.message === "no such theme", 10_000);
   scope.stop();
   await settings.upsert("theme", "light");
-  await tick();
+  await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(runs, [undefined, "dark", "broken"], "no run after the scope stopped");
 });
