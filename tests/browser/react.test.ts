@@ -169,6 +169,6 @@ for (const [major, built] of [
     // its development build); nothing else went wrong.
     const caught = "emailAddress must contain only ASCII characters";
     const boundary = "React will try to recreate this component tree from scratch using the error boundary you provided";
-  assert.deepEqual([...a.errors.filter((e) => !e.includes(caught) && !e.includes(boundary)), ...b.errors], []);
+    assert.deepEqual([...a.errors.filter((e) => !e.includes(caught) && !e.includes(boundary)), ...b.errors], []);
   });
 }
