@@ -86,11 +86,12 @@ const dist = Buffer.concat(
     .filter((f) => f.endsWith(".js"))
     .map((f) => readFileSync(join(pkgDir, "dist", f))),
 );
-// What a bundler makes of an entry, minified, that a page loads at start: the entry chunk and the
-// chunks it imports statically (the browser entry's inlined fallback is a chunk loaded only if needed).
-const minified = async (entry: string) => {
+// What a bundler makes of a page's module `source`, minified, that the page loads at start: the
+// entry chunk and the chunks it imports statically (the browser entry's inlined fallback is a
+// chunk loaded only if needed). Packages resolve from tests/, as a user's app resolves them.
+const minified = async (source: string) => {
   const out = await build({
-    entryPoints: [join(pkgDir, entry)],
+    stdin: { contents: source, resolveDir: import.meta.dirname, sourcefile: "page.js" },
     bundle: true,
     minify: true,
     format: "esm",
@@ -102,14 +103,21 @@ const minified = async (entry: string) => {
   const loaded = loadedAtStart(out.metafile);
   return Buffer.concat(out.outputFiles.filter((f) => loaded.some((l) => f.path.endsWith(`/${l}`))).map((f) => f.contents));
 };
-const inlineBundle = await minified("dist/index.js");
-const browserBundle = await minified("browser/index.js");
+const inlineBundle = await minified('export * from "attrmap";');
+const browserBundle = await minified('export * from "attrmap/browser";');
+// The page of the page-weight goal: a store with maps, logs, the directory, the archive, live queries and watch.
+const corePage = await minified(`import { openAttrmap } from "attrmap/browser";
+const store = openAttrmap();
+const map = await store.partitionedMap("m");
+await map.upsert("k", 1);
+const log = await store.chunkedLog("l");
+await log.append(1);
+await (await store.customerDirectory()).getProfile("a@example.com");
+await (await store.subscriberArchive()).getSubscriberPage();
+store.liveQuery((s) => s.partitionedMap("m")).subscribe(() => {});
+store.watch(() => {});`);
 // The peers of the storage bench, bundled the same way: everything their package exports.
-const peer = async (name: string) => {
-  const stdin = { contents: `export * from "${name}";`, resolveDir: import.meta.dirname };
-  const out = await build({ stdin, bundle: true, minify: true, format: "esm", write: false });
-  return Buffer.from(out.outputFiles[0]!.contents);
-};
+const peer = (name: string) => minified(`export * from "${name}";`);
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const gzip = (bytes: Buffer) => gzipSync(bytes, { level: 9 }).length;
 const row = (label: string, raw: number, gz: number) =>
@@ -126,8 +134,17 @@ for (const [label, bytes] of [
   row(label, bytes.length, gzip(bytes));
 }
 // A page through the browser entry loads its bundle and the wasm file, each compressed alone.
-row("browser entry: bundle + wasm file", browserBundle.length + wasmBytes.length, gzip(browserBundle) + gzip(wasmBytes));
-for (const name of ["dexie", "idb-keyval"]) {
-  const bytes = await peer(name);
+const withWasm = (bundle: Buffer) => gzip(bundle) + gzip(wasmBytes);
+row("browser entry: bundle + wasm file", browserBundle.length + wasmBytes.length, withWasm(browserBundle));
+row("page: maps, logs, live, watch (+ wasm file)", corePage.length + wasmBytes.length, withWasm(corePage));
+const dexie = await peer("dexie");
+for (const [name, bytes] of [
+  ["dexie", dexie],
+  ["idb-keyval", await peer("idb-keyval")],
+] as const) {
   row(`baseline: minified bundle of ${name}`, bytes.length, gzip(bytes));
 }
+console.log(
+  `pages against Dexie (gzip): everything ${(withWasm(browserBundle) / gzip(dexie)).toFixed(2)}x, ` +
+    `maps, logs, live and watch ${(withWasm(corePage) / gzip(dexie)).toFixed(2)}x`,
+);
