@@ -8,7 +8,7 @@ import * as core from "./core.js";
 import { CUSTOMER_PROFILES_MAP } from "./customer-directory.js";
 import { AttrmapError } from "./errors.js";
 import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
-import { exportItems } from "./export-data.js";
+import { exportItems, wantedMaps } from "./export-data.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "./subscriber-archive.js";
 
 /** The reference SDKs whose samples have a preset. */
@@ -183,7 +183,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
   let pending: string[] = [];
   let size = 0;
   let part = 0;
-  for await (const item of exportItems(ctx, { maps: args.field("options", o, "maps") })) {
+  for await (const item of exportItems(ctx, wantedMaps(o))) {
     if (!checked.has(item.map)) checked.set(item.map, namesFor(item.map));
     const target = checked.get(item.map);
     if (!target) throw args.invalid(`there are no Dex names for map "${item.map}": pass them in options.names`);

@@ -7,7 +7,6 @@ import * as args from "./args.js";
 import type { Context } from "./context.js";
 import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
-import { report } from "./events.js";
 import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
 import { corrupt } from "./idb.js";
 import { type Layout, type LogState, readMeta } from "./layout.js";
@@ -32,22 +31,26 @@ function layoutOf(meta: ReturnType<typeof readMeta>): Layout {
     : { kind: "partitioned", layoutVersion: meta.layoutVersion, partitionCount: meta.partitionCount, keyRule: meta.keyRule };
 }
 
+/** @internal The maps an export asks for (`options.maps`, checked), or undefined for every map. */
+export function wantedMaps(options: unknown): string[] | undefined {
+  const wanted = args.field("options", args.options("options", options), "maps");
+  if (wanted === undefined) return undefined;
+  return args.list<unknown>("options.maps", wanted, 100_000).map((m, i) => args.string(`options.maps[${i}]`, m));
+}
+
 /** The maps an export reads: every map, or those asked for (each must exist), in name order. */
-async function mapNames(ctx: Context, options: unknown): Promise<string[]> {
-  const o = args.options("options", options);
-  const wanted = args.field("options", o, "maps");
+async function mapNames(ctx: Context, wanted: string[] | undefined): Promise<string[]> {
   const all = await ctx.store.mapNames();
   if (wanted === undefined) return all;
   const present = new Set(all);
-  const names = args.list<unknown>("options.maps", wanted, 100_000).map((m, i) => args.string(`options.maps[${i}]`, m));
-  const missing = names.find((m) => !present.has(m));
+  const missing = wanted.find((m) => !present.has(m));
   if (missing !== undefined) throw new AttrmapError("not_found", `there is no map "${missing}" to export`);
-  return [...new Set(names)].sort();
+  return [...new Set(wanted)].sort();
 }
 
 /** @internal Every item of an export of `ctx`'s database. */
-export async function* exportItems(ctx: Context, options: unknown): AsyncGenerator<ExportItem> {
-  for (const map of await mapNames(ctx, options)) {
+export async function* exportItems(ctx: Context, wanted: string[] | undefined): AsyncGenerator<ExportItem> {
+  for (const map of await mapNames(ctx, wanted)) {
     const doing = `exporting map "${map}"`;
     const { meta, values } = await ctx.store.read(map, [core.CURRENT]);
     const read = readMeta(map, meta);
@@ -133,27 +136,23 @@ function exportLine(item: ExportItem): string {
 }
 
 /** The export's lines, the header first, each with its newline; nothing is read before the first. */
-async function* exportLines(ctx: Context, options: unknown): AsyncGenerator<string> {
+async function* exportLines(ctx: Context, wanted: string[] | undefined): AsyncGenerator<string> {
   yield `${JSON.stringify({ format: core.EXPORT_FORMAT, version: core.EXPORT_VERSION })}\n`;
-  for await (const item of exportItems(ctx, options)) yield `${exportLine(item)}\n`;
+  for await (const item of exportItems(ctx, wanted)) yield `${exportLine(item)}\n`;
 }
 
-/** @internal The export of `ctx`'s database as a lazy stream of UTF-8 lines. */
+/**
+ * @internal The export of `ctx`'s database as a lazy stream of UTF-8 lines; its options are
+ * checked at the call. An error while reading errors the stream, for its reader to see.
+ */
 export function exportStream(ctx: Context, options: unknown): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const lines = exportLines(ctx, options);
+  const lines = exportLines(ctx, wantedMaps(options));
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      try {
-        const next = await lines.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      } catch (e) {
-        // The stream errors with it too, but a reader such as `new Response(stream).blob()`
-        // replaces it with its own TypeError: reported, the error and what it names stay visible.
-        report(e);
-        throw e;
-      }
+      const next = await lines.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
     },
     async cancel() {
       await lines.return(undefined);
@@ -178,11 +177,12 @@ export interface ExportWholeOptions extends ExportOptions {
 
 /** @internal The export's lines, all read (its errors reject, unchanged), with progress. */
 export async function exportParts(ctx: Context, options: unknown): Promise<string[]> {
+  const wanted = wantedMaps(options);
   const progress = args.field("options", args.options("options", options), "onProgress");
   const onProgress = progress === undefined ? undefined : args.func<(p: ExportProgress) => void>("options.onProgress", progress);
   const parts: string[] = [];
   let characters = 0;
-  for await (const line of exportLines(ctx, options)) {
+  for await (const line of exportLines(ctx, wanted)) {
     parts.push(line);
     characters += line.length;
     onProgress?.({ lines: parts.length, characters });

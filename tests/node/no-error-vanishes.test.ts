@@ -77,17 +77,22 @@ test("a failing query under derived() is reported, not handed to Svelte's invali
   assert.deepEqual([quiet.length, (handled[0] as AttrmapError).code], [0, "invalid_email"]);
 });
 
-test("an export's error reaches the caller of exportBlob and exportText, and is reported behind a Response", async () => {
+test("an export's error reaches the caller of exportBlob and exportText, and a stream's reader, once", async () => {
   const store = fresh();
   const m = await store.partitionedMap<unknown>("m", { partitionCount: 1 });
   await m.upsert("bad key", { when: new Date(0) });
   const named = /^not_exportable: map "m", instance "partition-0", key "bad key"/;
-  for (const whole of [store.exportBlob(), store.exportText()])
-    await assert.rejects(whole, (e: unknown) => e instanceof AttrmapError && named.test(`${e.code}: ${e.message}`));
+  const isNamed = (e: unknown) => e instanceof AttrmapError && named.test(`${e.code}: ${e.message}`);
   const errors = await reported(async () => {
-    await assert.rejects(new Response(store.exportData()).text()); // its own error replaces the export's
+    for (const whole of [store.exportBlob(), store.exportText()]) await assert.rejects(whole, isNamed);
+    const reader = store.exportData().getReader();
+    await assert.rejects(async () => {
+      while (!(await reader.read()).done);
+    }, isNamed);
   });
-  assert.ok(errors[0] instanceof AttrmapError && named.test(`${errors[0].code}: ${errors[0].message}`), String(errors[0]));
+  assert.deepEqual(errors, [], "an error that reached its caller is not reported again");
+  // A bad argument is an error of the call, before any stream.
+  assert.throws(() => store.exportData({ maps: "m" } as never), /options\.maps must be/);
   await m.delete("bad key");
   await m.upsert("good", { n: 1 });
   const progress: Array<{ lines: number; characters: number }> = [];
