@@ -81,20 +81,22 @@ export interface BuiltApp {
   browser: Awaited<ReturnType<typeof persistentContext>>;
 }
 
+/** Type-checks an app with its tsconfig.json and builds it with the tests' Vite 8 (`args` and `env` added). */
+export const viteBuild =
+  (args: string[] = [], env: Record<string, string> = {}) =>
+  async (dir: string) => {
+    await run(bin("tsc"), ["-p", "tsconfig.json"], dir);
+    await run(process.execPath, [viteCli(8), "build", "--logLevel", "warn", ...args], dir, env);
+  };
+
 /**
- * For the calling test file: type-checks `app` with its tsconfig.json, builds it with Vite 8
- * (`args` and `env` added to `vite build`), serves its dist/ and opens a Chromium profile;
- * all undone, and the folder removed, after its tests.
+ * For the calling test file: builds `app` (by default `viteBuild()`) into its dist/, serves
+ * that and opens a Chromium profile; all undone, and the folder removed, after its tests.
  */
-export function useBuiltApp(
-  app: { dir: string; remove(): void },
-  args: string[] = [],
-  env: Record<string, string> = {},
-): BuiltApp {
+export function useBuiltApp(app: { dir: string; remove(): void }, build = viteBuild()): BuiltApp {
   const built = {} as BuiltApp;
   before(async () => {
-    await run(bin("tsc"), ["-p", "tsconfig.json"], app.dir);
-    await run(process.execPath, [viteCli(8), "build", "--logLevel", "warn", ...args], app.dir, env);
+    await build(app.dir);
     built.server = await serveWww(join(app.dir, "dist"));
     built.browser = await persistentContext();
   });

@@ -1,23 +1,33 @@
-// The example app of examples/react-directory, as its README says to run it: type-checked with
-// its own strict tsconfig, built by Vite, and driven in two tabs of one Chromium profile
-// (a save, an edit, an error, pages, a delete, the activity log), with screenshots.
+// The example app of examples/react-directory, as its README says to run it: `npm install` from
+// the registry and the packed tarball, `npm run build` (its strict tsc, then Vite), and driven
+// in two tabs of one Chromium profile (a save, an edit, an error, pages, a delete, the activity
+// log), with screenshots.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
-import { appFolder, TESTS, useBuiltApp } from "./apps.js";
+import { appFolder, run, TESTS, useBuiltApp } from "./apps.js";
 import { newTab, screenshot } from "./harness.js";
 
 const EXAMPLE = join(TESTS, "../examples/react-directory");
-const built = useBuiltApp(appFolder("react-directory", {}, EXAMPLE));
+const VERSION = JSON.parse(readFileSync(join(TESTS, "../pkg/package.json"), "utf8")).version as string;
+const TARBALL = join(TESTS, `../build/attrmap-${VERSION}.tgz`);
+
+/** The example's own install and build. Its tarball path is relative to the repository; the copy names it absolutely. */
+async function userBuild(dir: string) {
+  const manifest = join(dir, "package.json");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace(`file:../../build/attrmap-${VERSION}.tgz`, `file:${TARBALL}`));
+  await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], dir);
+  await run("npm", ["run", "build"], dir);
+}
+const built = useBuiltApp(appFolder("react-directory", {}, EXAMPLE), userBuild);
 
 test("the example's dependencies are the versions tested here and the current package", () => {
   const example = JSON.parse(readFileSync(join(EXAMPLE, "package.json"), "utf8"));
   const tests = JSON.parse(readFileSync(join(TESTS, "package.json"), "utf8"));
-  const pkg = JSON.parse(readFileSync(join(TESTS, "../pkg/package.json"), "utf8"));
   for (const [name, version] of Object.entries({ ...example.dependencies, ...example.devDependencies })) {
-    if (name === "attrmap") assert.equal(version, `file:../../build/attrmap-${pkg.version}.tgz`);
+    if (name === "attrmap") assert.equal(version, `file:../../build/attrmap-${VERSION}.tgz`);
     else assert.equal(version, tests.devDependencies[name], name);
   }
 });

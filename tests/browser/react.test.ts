@@ -4,7 +4,7 @@
 // and unmount stopping the query with every subscription released.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { appFolder, useBuiltApp } from "./apps.js";
+import { appFolder, useBuiltApp, viteBuild } from "./apps.js";
 import { newTab, until } from "./harness.js";
 
 const MAIN = `import { AttrmapError, openAttrmap } from "attrmap/browser";
@@ -127,7 +127,7 @@ type HookWindow = Window & {
 
 // Type-checked (the hook's types, strict, with no cast), then built with React's development
 // build: StrictMode mounts each effect twice, as in a user's dev server.
-const dev = (major: 18 | 19) => useBuiltApp(newApp(major), ["--mode", "development"], { NODE_ENV: "development" });
+const dev = (major: 18 | 19) => useBuiltApp(newApp(major), viteBuild(["--mode", "development"], { NODE_ENV: "development" }));
 
 for (const [major, built] of [
   [19, dev(19)],
