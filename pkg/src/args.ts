@@ -4,6 +4,7 @@
 // stay in Rust; these checks only make sure Rust receives the primitives it expects.
 import { checkMapName, MAX_TEXT_LENGTH } from "./core.js";
 import { AttrmapError } from "./errors.js";
+import { MAX_PAGE_LIMIT } from "./limits.js";
 
 /** `f()`, or `fallback` when a caller's proxy or getter throws inside it. */
 function safely<T>(f: () => T, fallback: T): T {
@@ -89,6 +90,13 @@ export function count(name: string, value: unknown, min: number): number {
   const n = number(name, value);
   if (Number.isSafeInteger(n) && n >= min) return n;
   throw invalid(`${name} must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER}, got ${n}`);
+}
+
+/** The `limit` of a page: a whole number from 1 to `MAX_PAGE_LIMIT`. */
+export function pageLimit(name: string, value: unknown): number {
+  const limit = count(name, value, 1);
+  if (limit > MAX_PAGE_LIMIT) throw invalid(`${name} must be at most ${MAX_PAGE_LIMIT}, got ${limit}`);
+  return limit;
 }
 
 /** A boolean: `true` or `false`, never a truthy value. */

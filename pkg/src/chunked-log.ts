@@ -8,7 +8,7 @@ import { AttrmapError } from "./errors.js";
 import { commit } from "./group-commit.js";
 import { corrupt } from "./idb.js";
 import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
-import { MAX_BATCH, MAX_PAGE_LIMIT } from "./limits.js";
+import { MAX_BATCH } from "./limits.js";
 import { type WriteOptions, writeOptions } from "./locks.js";
 import type { RecordKind } from "./records.js";
 
@@ -102,14 +102,10 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const o = args.options("options", options);
     const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
     const chunkSize = size === undefined ? undefined : core.resolveChunkSize(size);
-    // As a map: a log that exists is opened with a read, a new one stored in a write.
-    const existing = openChunked(name, await ctx.store.layout(name), chunkSize);
-    const view = !existing.store
-      ? existing.view
-      : await ctx.store.write(name, [], `opening log "${name}"`, ({ meta }) => {
-          const opened = openChunked(name, meta, chunkSize);
-          return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
-        });
+    const view = await ctx.store.openMap(name, `opening log "${name}"`, (meta) => {
+      const opened = openChunked(name, meta, chunkSize);
+      return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
+    });
     return new ChunkedLog(ctx, name, view, kind);
   }
 
@@ -274,8 +270,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       return value === undefined ? undefined : args.count(`options.${key}`, value, 0);
     };
     const [before, after] = [cursor("before"), cursor("after")];
-    const limit = args.count("options.limit", args.field("options", o, "limit"), 1);
-    if (limit > MAX_PAGE_LIMIT) throw args.invalid(`options.limit must be at most ${MAX_PAGE_LIMIT}, got ${limit}`);
+    const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));
     if (before !== undefined && after !== undefined) throw args.invalid("options.before and options.after cannot both be given");
     const records: R[] = [];
     for await (const record of after === undefined ? this.newestFirst(before) : this.oldestFirst(after)) {

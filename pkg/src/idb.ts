@@ -394,12 +394,16 @@ export class InstanceStore {
   }
 
   /**
-   * The stored metadata (layout) of `map`, or undefined. Live queries do not count it as read:
-   * opening a map is not reading its data, and a change of layout shows in every later read.
+   * Opens `map`: `open` decides from its stored layout (or undefined) what to store and what to
+   * return. A map that exists is opened with a readonly read; only a layout to store is written,
+   * in a readwrite transaction that asks `open` again. Live queries open maps on every run and
+   * do not count this as a read: a change of layout shows in every later read.
    */
-  async layout(map: string): Promise<unknown> {
-    const doing = `reading the layout of map "${map}"`;
-    return this.adopt(await this.readOnly(doing, (tx) => request(tx.objectStore(MAPS).get(map), doing)));
+  async openMap<T>(map: string, doing: string, open: (meta: unknown) => { meta: object | undefined; result: T }): Promise<T> {
+    const reading = `reading the layout of map "${map}"`;
+    const found = open(this.adopt(await this.readOnly(reading, (tx) => request(tx.objectStore(MAPS).get(map), reading))));
+    if (found.meta === undefined) return found.result;
+    return this.write(map, [], doing, ({ meta }) => open(meta));
   }
 
   /**

@@ -8,7 +8,7 @@ import { AttrmapError } from "./errors.js";
 import { commit } from "./group-commit.js";
 import { corrupt, type Snapshot, type Writes } from "./idb.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
-import { MAX_BATCH, MAX_PAGE_LIMIT } from "./limits.js";
+import { MAX_BATCH } from "./limits.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
 
 /** How `store.partitionedMap(name, options)` opens or creates a map. */
@@ -103,15 +103,10 @@ export class PartitionedMap<V> {
       keyRule,
       custom: canonicalizeKey !== undefined,
     };
-    // A map that exists is opened with a read (live queries open maps on every run); only a
-    // new one is written, in a transaction that reads the layout again.
-    const existing = openPartitioned(name, await ctx.store.layout(name), wanted);
-    const layout = !existing.store
-      ? existing.layout
-      : await ctx.store.write(name, [], `opening map "${name}"`, ({ meta }) => {
-          const opened = openPartitioned(name, meta, wanted);
-          return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
-        });
+    const layout = await ctx.store.openMap(name, `opening map "${name}"`, (meta) => {
+      const opened = openPartitioned(name, meta, wanted);
+      return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
+    });
     return new PartitionedMap<V>(ctx, name, layout, canonicalizeKey, check);
   }
 
@@ -508,8 +503,7 @@ export class PartitionedMap<V> {
     const o = args.options("options", options);
     const cursor = args.field("options", o, "after");
     const after = cursor === undefined ? undefined : args.text("options.after", cursor);
-    const limit = args.count("options.limit", args.field("options", o, "limit"), 1);
-    if (limit > MAX_PAGE_LIMIT) throw args.invalid(`options.limit must be at most ${MAX_PAGE_LIMIT}, got ${limit}`);
+    const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));
     const doing = `reading a page of map "${this.name}"`;
     return this.withLayout(async (layout) => {
       const found: Array<[string, V]> = [];
