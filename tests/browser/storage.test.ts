@@ -10,6 +10,22 @@ const freshDb = uniqueNames("db");
 
 const tab = () => openPage(env.browser, env.server.origin);
 
+/** Records every IndexedDB transaction `page` begins from now on, in `window.__idb.transactions`. */
+function countTransactions(page: Awaited<ReturnType<typeof tab>>): Promise<void> {
+  return page.evaluate(() => {
+    const log = (window.__idb = { requests: [], transactions: [] } as NonNullable<Window["__idb"]>);
+    const tx = IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function (
+      stores: string | string[],
+      mode?: IDBTransactionMode,
+      opts?: IDBTransactionOptions,
+    ) {
+      log.transactions.push({ stores: [stores].flat(), mode: mode ?? "readonly" });
+      return tx.call(this, stores, mode, opts);
+    };
+  });
+}
+
 test("profiles and any ASCII key round-trip; absent keys and partitions read as undefined", async () => {
   const page = await tab();
   const result = await page.evaluate(async (db) => {
@@ -498,19 +514,7 @@ test("an archive is never overwritten: a rollover onto an existing chunk is corr
 
 test("bulk operations: upsertMany and appendMany write in one transaction; getMany reads each partition once", async () => {
   const page = await tab();
-  await page.evaluate(() => {
-    // Count transactions and requests from here on.
-    const log = (window.__idb = { requests: [], transactions: [] } as NonNullable<Window["__idb"]>);
-    const tx = IDBDatabase.prototype.transaction;
-    IDBDatabase.prototype.transaction = function (
-      stores: string | string[],
-      mode?: IDBTransactionMode,
-      opts?: IDBTransactionOptions,
-    ) {
-      log.transactions.push({ stores: [stores].flat(), mode: mode ?? "readonly" });
-      return tx.call(this, stores, mode, opts);
-    };
-  });
+  await countTransactions(page);
   const result = await page.evaluate(async (db) => {
     const { openAttrmap } = window.attrmap;
     const store = openAttrmap({ name: db });
@@ -546,4 +550,51 @@ test("bulk operations: upsertMany and appendMany write in one transaction; getMa
     oldest: { sequence: 1, value: 0 },
   });
   await page.close();
+});
+
+test("pages for a list: another tab's log by cursor both ways, every map key once; reopening is readonly", async () => {
+  const [writer, reader] = [await tab(), await tab()];
+  const db = freshDb();
+  const keys = Array.from({ length: 30 }, (_, i) => `key-${i}`).concat(["__proto__", ""]);
+  await writer.evaluate(
+    async ({ db, keys }) => {
+      const store = window.attrmap.openAttrmap({ name: db });
+      await (await store.chunkedLog<number>("activity", { chunkSize: 7 })).appendMany(
+        Array.from({ length: 45 }, (_, i) => i + 1),
+      );
+      await (await store.partitionedMap<number>("m", { partitionCount: 4 })).upsertMany(keys.map((k, i) => [k, i]));
+    },
+    { db, keys },
+  );
+  await countTransactions(reader);
+  const result = await reader.evaluate(async (db) => {
+    const store = window.attrmap.openAttrmap({ name: db });
+    const log = await store.chunkedLog<number>("activity");
+    const map = await store.partitionedMap<number>("m");
+    const opened = window.__idb!.transactions.filter((t) => t.mode === "readwrite").length;
+    const older: number[][] = [];
+    for (let page = await log.page({ limit: 20 }); ; page = await log.page({ before: page.older, limit: 20 })) {
+      older.push(page.records.map((r) => r.sequence));
+      if (page.older === null) break;
+    }
+    const newer = await log.page({ after: 20, limit: 3 });
+    const listed: string[] = [];
+    for (let page = await map.page({ limit: 9 }); ; page = await map.page({ after: page.next, limit: 9 })) {
+      listed.push(...page.entries.map(([k]) => k));
+      if (page.next === null) break;
+    }
+    return {
+      opened,
+      older,
+      newer: { records: newer.records.map((r) => r.sequence), newer: newer.newer, older: newer.older },
+      listed,
+    };
+  }, db);
+  const down = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => from - i);
+  assert.equal(result.opened, 0, "opening an existing log and map wrote nothing");
+  assert.deepEqual(result.older, [down(45, 26), down(25, 6), down(5, 1)]);
+  assert.deepEqual(result.newer, { records: [23, 22, 21], newer: 23, older: 21 });
+  assert.equal(result.listed.length, keys.length);
+  assert.deepEqual([...result.listed].sort(), [...keys].sort());
+  assert.deepEqual([...writer.errors, ...reader.errors], []);
 });
