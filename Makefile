@@ -74,14 +74,12 @@ $(GLUE) $(INLINE) &: $(RELEASE_WASM) scripts/inline-wasm.mjs pkg/node_modules/.p
 	pkg/node_modules/.bin/wasm-opt -Oz pkg/wasm/attrmap_bg.wasm -o pkg/wasm/attrmap_bg.wasm
 	node scripts/inline-wasm.mjs pkg/wasm/attrmap_bg.wasm pkg/wasm/attrmap_inline
 
-# dist/ starts the wasm from the inlined module (Node, workers, service workers); browser/ is the
-# same code whose init.js fetches wasm/attrmap_bg.wasm and compiles it streaming (pages, bundlers).
+# One set of modules for every entry: "attrmap" (dist/index.js) starts the wasm from the inlined
+# module (Node, workers, service workers), "attrmap/browser" (dist/browser/index.js) fetches
+# wasm/attrmap_bg.wasm and compiles it streaming (pages, bundlers).
 $(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts pkg/src/*/*.ts) pkg/tsconfig.json
-	rm -rf pkg/dist pkg/browser
+	rm -rf pkg/dist
 	cd pkg && node_modules/.bin/tsc -p tsconfig.json
-	cp -r pkg/dist pkg/browser && rm -r pkg/browser/react # one copy of the React binding: it imports no wasm
-	cd pkg && for f in js js.map d.ts; do mv browser/init-streaming.$$f browser/init.$$f; rm dist/init-streaming.$$f; done
-	sed -i 's/init-streaming\.js/init.js/' pkg/browser/init.js pkg/browser/init.js.map
 
 build: $(DIST)
 
@@ -108,7 +106,6 @@ www/attrmap/dist/index.js: $(DIST)
 	rm -rf www/attrmap
 	mkdir -p www/attrmap
 	cp -r pkg/dist www/attrmap/dist
-	cp -r pkg/browser www/attrmap/browser
 	mkdir -p www/attrmap/wasm
 	cp pkg/wasm/attrmap.js pkg/wasm/attrmap_inline.js pkg/wasm/attrmap_bg.wasm www/attrmap/wasm/
 
@@ -173,4 +170,4 @@ bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/scale.bench.ts
 
 clean:
-	rm -rf target pkg/dist pkg/browser pkg/wasm www/attrmap build tests/node_modules pkg/node_modules
+	rm -rf target pkg/dist pkg/wasm www/attrmap build tests/node_modules pkg/node_modules

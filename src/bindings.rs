@@ -27,21 +27,11 @@ impl From<Error> for JsValue {
     }
 }
 
-#[wasm_bindgen(js_name = maxTextLength)]
-pub fn max_text_length() -> u32 {
-    MAX_TEXT_LENGTH
-}
-
 // ---- keys and partitions ----------------------------------------------------------------
 
 #[wasm_bindgen(js_name = canonicalEmailAddress)]
 pub fn canonical_email_address(email: &str) -> Result<String> {
     email::canonical_email_address(email)
-}
-
-#[wasm_bindgen(js_name = fnvOffsetBasis)]
-pub fn fnv_offset_basis() -> u32 {
-    fnv::OFFSET_BASIS
 }
 
 /// Continues a hash over one piece of a long input (the caller bounds each piece).
@@ -119,19 +109,6 @@ pub fn partition_index_of_name(name: &str, #[wasm_bindgen(js_name = partitionCou
     Ok(PartitionCount::from_number(count)?.index_of_name(name))
 }
 
-/// The built-in key rules' names, then the name stored for an unnamed canonicalizer:
-/// `["exact", "email", "custom"]`.
-#[wasm_bindgen(js_name = keyRuleNames)]
-pub fn key_rule_names() -> Vec<String> {
-    [KeyRule::EXACT, KeyRule::EMAIL, KeyRule::CUSTOM].map(String::from).to_vec()
-}
-
-/// The layout version of a new map.
-#[wasm_bindgen(js_name = firstLayoutVersion)]
-pub fn first_layout_version() -> f64 {
-    FIRST_LAYOUT_VERSION as f64
-}
-
 /// Checks a stored layout version: an integer from 1 (`FIRST_LAYOUT_VERSION`) up.
 #[wasm_bindgen(js_name = checkLayoutVersion)]
 pub fn check_layout_version(version: f64) -> Result<()> {
@@ -154,12 +131,6 @@ pub fn check_key_rule(name: &str, custom: bool) -> Result<()> {
 
 fn segments(flat: &[f64]) -> Result<Segments> {
     Segments::from_numbers(flat)
-}
-
-/// The name of a log's mutable chunk, and the page token that means it: `current`.
-#[wasm_bindgen(js_name = currentToken)]
-pub fn current_token() -> String {
-    token::CURRENT.to_string()
 }
 
 /// Whether `token` means `current` (true) or an archived chunk (false) under `segments`
@@ -306,12 +277,6 @@ pub fn check_subscriber_fields(subscriber_id_len: f64, delivery_address_len: f64
 }
 
 // ---- export files --------------------------------------------------------------------
-
-/// The export format's name and version, as its header line states them.
-#[wasm_bindgen(js_name = exportFormat)]
-pub fn export_format() -> Vec<JsValue> {
-    vec![JsValue::from_str(export::FORMAT), JsValue::from_f64(export::VERSION as f64)]
-}
 
 /// Checks an export line by line (see `export.rs`); each method is one line. The caller reads
 /// each line's JSON and passes what it found; call `free()` when done.

@@ -21,7 +21,7 @@ pub use chunk::{page_not_found, AppendPlan, Cut, Log, LogState, PageOf};
 pub use email::{canonical_edit, canonical_email, canonical_email_address, is_trimmed_whitespace, CanonicalEdit};
 pub use error::{Error, ErrorCode, Result};
 pub use export::{Summary as ExportSummary, Verifier as ExportVerifier, FORMAT as EXPORT_FORMAT, VERSION as EXPORT_VERSION};
-pub use fnv::{fnv1a32, fnv1a32_bytes, fnv1a32_continue};
+pub use fnv::{fnv1a32, fnv1a32_bytes, fnv1a32_continue, OFFSET_BASIS as FNV_OFFSET_BASIS};
 pub use layout::{
     check_map_name, clip, describe_number, whole_number, ChunkSize, KeyRule, PartitionCount, Segment, Segments,
     DEFAULT_CHUNK_SIZE, DEFAULT_PARTITION_COUNT, FIRST_LAYOUT_VERSION, MAX_CHUNK_SIZE, MAX_SEQUENCE, PARTITION_PREFIX,

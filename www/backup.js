@@ -1,13 +1,10 @@
 // Back up, restore and move: the whole database as an export file (a download), an export file
 // imported back (all or nothing, with progress), and the same data as the engine's own
 // SetAttributes requests for the chosen reference SDK's sample.
-import {
-  CUSTOMER_DIRECTORY_FLOW,
-  CUSTOMER_PROFILES_MAP,
-  DEX_SAMPLE_NAMES,
-  SUBSCRIBER_ARCHIVE_FLOW,
-  SUBSCRIBER_CHUNKS_MAP,
-} from "./attrmap/browser/index.js";
+import { CUSTOMER_PROFILES_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/browser/index.js";
+import { DEX_SAMPLE_NAMES, exportDexRequests } from "./attrmap/dist/dex/index.js";
+import { exportBlob, importData } from "./attrmap/dist/export-import/index.js";
+import { CUSTOMER_DIRECTORY_FLOW, SUBSCRIBER_ARCHIVE_FLOW } from "./attrmap/dist/http/index.js";
 import { js, libraryCall } from "./code.js";
 import { $, describeError, result, text } from "./dom.js";
 
@@ -48,7 +45,7 @@ function exportAll() {
   return task(
     async () => {
       let progress = { lines: 0, characters: 0 };
-      const file = await store.exportBlob({
+      const file = await exportBlob(store, {
         onProgress: (p) => {
           progress = p;
           if (p.lines % 100 === 0) result("backup-message", true, `Exporting: ${p.lines} lines…`);
@@ -58,7 +55,10 @@ function exportAll() {
       return `Exported ${progress.lines} lines (${kib(file.size)}) to attrmap-export.ndjson.`;
     },
     "Export failed",
-    ["const file = await store.exportBlob(); // newline-delimited JSON; rejects with the export's own error"],
+    [
+      'import { exportBlob } from "attrmap/export-import";',
+      "const file = await exportBlob(store); // newline-delimited JSON; rejects with the export's own error",
+    ],
   );
 }
 
@@ -74,7 +74,7 @@ function importFile(event) {
     async (bar) => {
       // Lines are counted as they are checked; the file's size bounds them, so the bar moves.
       const total = Math.max(1, Math.ceil(file.size / 120));
-      const summary = await store.importData(file, {
+      const summary = await importData(store, file, {
         replace,
         onProgress: ({ phase, lines }) => {
           bar.max = Math.max(total, lines);
@@ -86,7 +86,8 @@ function importFile(event) {
     },
     "Import refused, nothing was changed",
     [
-      `await store.importData(file, { replace: ${js(replace)}, onProgress: ({ phase, lines }) => {} });`,
+      'import { importData } from "attrmap/export-import";',
+      `await importData(store, file, { replace: ${js(replace)}, onProgress: ({ phase, lines }) => {} });`,
       "// every line is checked first: a bad one rejects the file and nothing changes",
     ],
   );
@@ -106,7 +107,7 @@ function exportRequests() {
       const files = [];
       for (const [map, flowId] of SAMPLE_FLOWS) {
         let n = 0;
-        for await (const request of store.exportDexRequests({ flowId, sdk, maps: [map] })) {
+        for await (const request of exportDexRequests(store, { flowId, sdk, maps: [map] })) {
           const name = `set-attributes-${flowId}-${++n}.json`;
           download(new Blob([request.json], { type: "application/json" }), name);
           files.push(name);
@@ -116,8 +117,9 @@ function exportRequests() {
     },
     "Export failed",
     [
+      'import { exportDexRequests } from "attrmap/dex";',
       `const options = { flowId: ${js(CUSTOMER_DIRECTORY_FLOW)}, sdk: ${js(sdk)}, maps: [${js(CUSTOMER_PROFILES_MAP)}] };`,
-      "const requests = store.exportDexRequests(options);",
+      "const requests = exportDexRequests(store, options);",
       "for await (const request of requests) save(request.json); // dexcli api call SetAttributes --data @file --yes",
       `// and the same for ${js(SUBSCRIBER_CHUNKS_MAP)} in flow ${js(SUBSCRIBER_ARCHIVE_FLOW)}`,
     ],

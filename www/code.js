@@ -11,7 +11,10 @@ export function fetchCall(method, path, body, status) {
 
 /** Lines that use the library, after opening the store. */
 export function libraryCall(lines) {
-  return ['import { openAttrmap } from "attrmap";', "const store = openAttrmap();", ...lines].join("\n");
+  // A line importing another entry ("attrmap/export-import") goes up with the first import.
+  const imports = lines.filter((line) => line.startsWith("import "));
+  const rest = lines.filter((line) => !line.startsWith("import "));
+  return ['import { openAttrmap } from "attrmap";', ...imports, "const store = openAttrmap();", ...rest].join("\n");
 }
 
 /** An HTTP call and the same work through the library, as a panel shows them. */

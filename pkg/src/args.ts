@@ -2,7 +2,9 @@
 // values are never coerced, and an object is read here, field by field, so no caller code
 // (a getter, a proxy trap) runs while wasm is on the stack. Value rules (ranges, formats)
 // stay in Rust; these checks only make sure Rust receives the primitives it expects.
-import { checkMapName, MAX_TEXT_LENGTH } from "./core.js";
+
+import { MAX_TEXT_LENGTH } from "./constants.js";
+import { checkMapName } from "./core.js";
 import { AttrmapError } from "./errors.js";
 import { MAX_PAGE_LIMIT } from "./limits.js";
 

@@ -4,13 +4,10 @@ import { type Change, watchChanges } from "./changes.js";
 import { ChunkedLog, type ChunkedLogOptions } from "./chunked-log.js";
 import type { Context } from "./context.js";
 import { CustomerDirectory, type CustomerDirectoryOptions } from "./customer-directory.js";
-import { type DexExportOptions, type DexRequest, dexRequests } from "./dex.js";
 import { AttrmapError } from "./errors.js";
 import type { StoreEvent } from "./events.js";
-import { EXPORT_MEDIA_TYPE, type ExportOptions, type ExportWholeOptions, exportParts, exportStream } from "./export-data.js";
 import { InstanceStore } from "./idb.js";
 import type { Identity } from "./identity.js";
-import { type ImportOptions, type ImportSummary, importData } from "./import-data.js";
 import { type LiveQuery, liveQuery } from "./live.js";
 import { defaultLocks, type LockManagerLike } from "./locks.js";
 import { PartitionedMap, type PartitionedMapOptions } from "./partitioned-map.js";
@@ -84,47 +81,6 @@ export class Attrmap {
   }
 
   /**
-   * The maps of this database (all, or `options.maps`) as the export format: newline-delimited
-   * JSON, written lazily (memory holds one instance), the same bytes for the same data. A value
-   * JSON cannot hold exactly (a Date, a Map, undefined, NaN, a bigint, a cycle) fails the
-   * export with `not_exportable`, naming map, instance and key. See docs/export-format.md.
-   */
-  exportData(options: ExportOptions = {}): ReadableStream<Uint8Array> {
-    return exportStream(this.ctx, options);
-  }
-
-  /**
-   * The export (as `exportData`) whole, as a Blob of type `application/x-ndjson`, ready to
-   * download or upload; it rejects with the export's own error (`not_exportable` naming map,
-   * instance and key). Memory holds the whole export.
-   */
-  async exportBlob(options: ExportWholeOptions = {}): Promise<Blob> {
-    return new Blob(await exportParts(this.ctx, options), { type: EXPORT_MEDIA_TYPE });
-  }
-
-  /** The export (as `exportData`) whole, as text; it rejects with the export's own error. */
-  async exportText(options: ExportWholeOptions = {}): Promise<string> {
-    return (await exportParts(this.ctx, options)).join("");
-  }
-
-  /**
-   * Imports an export (a stream, a Blob or a string), all or nothing: every line is checked
-   * before any map changes, and a bad one rejects the import with `invalid_argument` naming its
-   * line. A map that exists is `already_exists` unless `replace: true`.
-   */
-  importData(source: ReadableStream<Uint8Array> | Blob | string, options: ImportOptions = {}): Promise<ImportSummary> {
-    return importData(this.ctx, source, options);
-  }
-
-  /**
-   * The maps as the engine's own SetAttributesRequests (canonical protobuf JSON, under 16 MiB
-   * each), named for a reference SDK's sample (`sdk`) or your flow (`names`). See docs/dex-import.md.
-   */
-  exportDexRequests(options: DexExportOptions): AsyncIterableIterator<DexRequest> {
-    return dexRequests(this.ctx, options);
-  }
-
-  /**
    * A query that runs again whenever an instance it read (or looked for and did not find) is
    * changed by any writer of the origin: this context, another tab, a worker, the service
    * worker. `query` reads through the store it is given.
@@ -180,6 +136,17 @@ export class Attrmap {
   close(): void {
     this.ctx.store.close();
   }
+}
+
+/**
+ * @internal The context of `store`, given to a function of another entry (`exportData(store)`):
+ * those take the store rather than being its methods, so a page that does not import them
+ * does not load them.
+ */
+export function contextOf(store: unknown): Context {
+  // biome-ignore lint/complexity/useLiteralKeys: only brackets read a private field outside its class (its one reader)
+  if (args.isInstance(store, Attrmap)) return (store as Attrmap)["ctx"];
+  throw args.invalid(`store must be a store from openAttrmap(), got ${args.describeType(store)}`);
 }
 
 function hasMethod(value: unknown, method: string): boolean {

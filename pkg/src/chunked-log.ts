@@ -2,6 +2,7 @@
 // chunk is archived, immutable, under the 20-digit token of its first sequence. The Rust
 // core decides every write and checks every read; this file reads and stores.
 import * as args from "./args.js";
+import { CURRENT } from "./constants.js";
 import { type Context, lockKey } from "./context.js";
 import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
@@ -158,7 +159,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
 
   private lock(): [{ key: ReturnType<typeof lockKey>; mode: "exclusive" }] {
     // One lock stands for the state and `current`: every writer of a log writes both.
-    return [{ key: lockKey(this.ctx, this.name, core.CURRENT), mode: "exclusive" }];
+    return [{ key: lockKey(this.ctx, this.name, CURRENT), mode: "exclusive" }];
   }
 
   /**
@@ -183,12 +184,12 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   ): Promise<T> {
     return commit(this.ctx, this.name, options, {
       locks: this.lock(),
-      instances: [core.CURRENT],
+      instances: [CURRENT],
       doing,
       compute: ({ meta, values }) => {
         const view = this.adopt(meta);
-        const current = this.chunk(core.CURRENT, values[0], view);
-        core.pageNext(view.log, core.CURRENT, values[0] !== undefined, current.sequences, this.kind.recordName);
+        const current = this.chunk(CURRENT, values[0], view);
+        core.pageNext(view.log, CURRENT, values[0] !== undefined, current.sequences, this.kind.recordName);
         const writes = change(view, current.records);
         if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
         return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
@@ -228,7 +229,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
         latestArchivedChunkToken: add.at(-1)?.[0] ?? view.meta.state.latestArchivedChunkToken,
       };
       // Archives are added, never put: an archive is written once and never replaced.
-      return { put: [[core.CURRENT, rest]], add, meta: { ...view.meta, state }, result: records };
+      return { put: [[CURRENT, rest]], add, meta: { ...view.meta, state }, result: records };
     });
   }
 
@@ -238,7 +239,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    * this object last looked is no surprise.
    */
   private async read(token: string): Promise<Read<R>> {
-    const instance = token === "" ? core.CURRENT : token; // the core reads "" as `current`; pageNext checks the rest
+    const instance = token === "" ? CURRENT : token; // the core reads "" as `current`; pageNext checks the rest
     const { meta, values } = await this.ctx.store.read(this.name, [instance]);
     const view = this.adopt(meta);
     const chunk = this.chunk(instance, values[0], view);
@@ -335,7 +336,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
 
   /** The retained records below sequence `below` (all, if undefined), newest first, a chunk per step. */
   private async *newestFirst(below: number | undefined): AsyncGenerator<R> {
-    let token: string = core.CURRENT;
+    let token: string = CURRENT;
     if (below !== undefined) {
       if (below <= 1) return;
       const { meta } = await this.ctx.store.read(this.name, []);
@@ -364,7 +365,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
         continue;
       }
       for (const record of read.chunk) if (record.sequence >= next) yield record;
-      if (token === core.CURRENT) return;
+      if (token === CURRENT) return;
       next = (read.chunk.at(-1)?.sequence ?? next - 1) + 1;
       token = core.pageOfSequence(read.view.log, next);
     }
@@ -386,7 +387,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       const cut = plan.cut.length > 0 ? core.archiveToken(plan.cut.first) : undefined;
       const state = { ...view.meta.state, latestArchivedChunkToken: cut ?? view.meta.state.latestArchivedChunkToken };
       return {
-        put: cut ? [[core.CURRENT, []]] : [],
+        put: cut ? [[CURRENT, []]] : [],
         add: cut ? [[cut, current]] : [],
         meta: { ...view.meta, layoutVersion: view.meta.layoutVersion + 1, segments, state },
         result: undefined,

@@ -1,25 +1,10 @@
 // Typed access to the Rust core: the one module that calls into wasm. Every function here
 // takes primitives its callers have already checked for type and size (see args.ts); the
 // core checks values and throws coded errors, rethrown as AttrmapError.
-import "./init.js";
 import * as wasm from "../wasm/attrmap.js";
+import { FNV_OFFSET_BASIS } from "./constants.js";
 import { type AttrmapError, callCore, toAttrmapError } from "./errors.js";
 
-/** Longest string that crosses into the Rust core (UTF-16 code units): keys, emails, page tokens. */
-export const MAX_TEXT_LENGTH = wasm.maxTextLength();
-/** The name of a log's mutable chunk, and the page token that means it. */
-export const CURRENT = wasm.currentToken();
-/** Partitions of a new map when none is given (the reference server's 1000). */
-export const DEFAULT_PARTITION_COUNT = wasm.resolvePartitionCount(undefined);
-/** Records per chunk of a new log when none is given (the reference server's 100). */
-export const DEFAULT_CHUNK_SIZE = wasm.resolveChunkSize(undefined);
-/** The export format's header: its name and version. */
-export const [EXPORT_FORMAT, EXPORT_VERSION] = wasm.exportFormat() as [string, number];
-/** The layout version of a new map; each layout change adds one. */
-export const FIRST_LAYOUT_VERSION = wasm.firstLayoutVersion();
-/** The built-in key rules, and the name stored for a canonicalizer given no name. */
-export const [EXACT_KEYS, EMAIL_KEYS, CUSTOM_KEYS] = wasm.keyRuleNames() as [string, string, string];
-const FNV_OFFSET_BASIS = wasm.fnvOffsetBasis();
 /** The largest piece of a byte array hashed in one crossing. */
 const HASH_PIECE = 1 << 20;
 

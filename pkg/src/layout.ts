@@ -3,6 +3,14 @@
 // This module reads stored metadata records (every rule they break is `corrupt_data`) and
 // decides what opening a map with given options means.
 import { describeType } from "./args.js";
+import {
+  CUSTOM_KEYS,
+  DEFAULT_CHUNK_SIZE,
+  DEFAULT_PARTITION_COUNT,
+  EMAIL_KEYS,
+  EXACT_KEYS,
+  FIRST_LAYOUT_VERSION,
+} from "./constants.js";
 import * as core from "./core.js";
 import { AttrmapError, checkStored } from "./errors.js";
 
@@ -85,7 +93,7 @@ function partitioned(where: string, raw: object): PartitionedLayout {
   checkStored(where, () => {
     core.checkLayoutVersion(version);
     core.resolvePartitionCount(count);
-    if (keyRule !== "") core.checkKeyRule(keyRule, keyRule !== core.EXACT_KEYS && keyRule !== core.EMAIL_KEYS);
+    if (keyRule !== "") core.checkKeyRule(keyRule, keyRule !== EXACT_KEYS && keyRule !== EMAIL_KEYS);
   });
   return { kind: "partitioned", layoutVersion: version, partitionCount: count, keyRule };
 }
@@ -204,15 +212,15 @@ export function openPartitioned(
   wanted: PartitionedWanted,
 ): { layout: PartitionedLayout; store: boolean } {
   const stored = readMeta(map, raw);
-  const keyRule = wanted.keyRule ?? (wanted.custom ? core.CUSTOM_KEYS : undefined);
+  const keyRule = wanted.keyRule ?? (wanted.custom ? CUSTOM_KEYS : undefined);
   if (stored === undefined) {
-    const partitionCount = wanted.partitionCount ?? core.DEFAULT_PARTITION_COUNT;
+    const partitionCount = wanted.partitionCount ?? DEFAULT_PARTITION_COUNT;
     return {
       layout: {
         kind: "partitioned",
-        layoutVersion: core.FIRST_LAYOUT_VERSION,
+        layoutVersion: FIRST_LAYOUT_VERSION,
         partitionCount,
-        keyRule: keyRule ?? core.EXACT_KEYS,
+        keyRule: keyRule ?? EXACT_KEYS,
       },
       store: true,
     };
@@ -228,10 +236,10 @@ export function openPartitioned(
   }
   if (stored.keyRule === "") {
     // Written by 0.1, which stored no key rule: it takes the one it is opened with now.
-    return { layout: { ...stored, keyRule: keyRule ?? core.EXACT_KEYS }, store: true };
+    return { layout: { ...stored, keyRule: keyRule ?? EXACT_KEYS }, store: true };
   }
   if (keyRule !== undefined && keyRule !== stored.keyRule) throw mismatch(map, stored, `key rule "${keyRule}"`);
-  const builtIn = stored.keyRule === core.EXACT_KEYS || stored.keyRule === core.EMAIL_KEYS;
+  const builtIn = stored.keyRule === EXACT_KEYS || stored.keyRule === EMAIL_KEYS;
   if (!builtIn && !wanted.custom)
     throw mismatch(map, stored, "a map with no canonicalizeKey", `: pass the canonicalizeKey of key rule "${stored.keyRule}"`);
   return { layout: stored, store: false };
@@ -241,10 +249,10 @@ export function openPartitioned(
 export function openChunked(map: string, raw: unknown, chunkSize: number | undefined): { view: LogView; store: boolean } {
   const stored = readMeta(map, raw);
   if (stored === undefined) {
-    const { book, latest } = core.newLog(chunkSize ?? core.DEFAULT_CHUNK_SIZE);
+    const { book, latest } = core.newLog(chunkSize ?? DEFAULT_CHUNK_SIZE);
     const fresh = {
       kind: "chunked",
-      layoutVersion: core.FIRST_LAYOUT_VERSION,
+      layoutVersion: FIRST_LAYOUT_VERSION,
       segments: [{ fromSequence: book[2], chunkSize: book[3] }],
       state: { nextSequence: book[0], latestArchivedChunkToken: latest },
       retainedFrom: book[1],

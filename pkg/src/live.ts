@@ -4,8 +4,8 @@
 import * as args from "./args.js";
 import type { Attrmap } from "./attrmap.js";
 import { type Change, watchChanges } from "./changes.js";
+import { CURRENT } from "./constants.js";
 import type { Context } from "./context.js";
-import * as core from "./core.js";
 import { report } from "./events.js";
 
 /** What a live query's results go to, as an Observable's observer. */
@@ -55,7 +55,7 @@ function tracking(ctx: Context, deps: Set<string>): Context {
       if (property === "read") {
         return (map: string, instances: readonly string[]) => {
           // A read of the metadata alone uses a log's state, which every append changes with `current`.
-          if (instances.length === 0) note(map, core.CURRENT);
+          if (instances.length === 0) note(map, CURRENT);
           for (const instance of instances) note(map, instance);
           return target.read(map, instances);
         };

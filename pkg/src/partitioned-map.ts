@@ -2,6 +2,7 @@
 // from canonical key to value. A lookup reads one partition; an upsert locks, reads and
 // rewrites one partition. Never the whole map.
 import * as args from "./args.js";
+import { EMAIL_KEYS } from "./constants.js";
 import { type Context, lockKey } from "./context.js";
 import * as core from "./core.js";
 import { AttrmapError } from "./errors.js";
@@ -171,7 +172,7 @@ export class PartitionedMap<V> {
     } else {
       canonical = args.text(name, key);
     }
-    const placed = core.placeKey(canonical, layout.keyRule === core.EMAIL_KEYS, layout.partitionCount);
+    const placed = core.placeKey(canonical, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
     return { key: placed.key, partitionName: core.partitionName(placed.index, layout.partitionCount) };
   }
 
@@ -510,7 +511,7 @@ export class PartitionedMap<V> {
       let instance: string | undefined; // the last partition read
       if (after !== undefined) {
         // The cursor is canonical already: placed as stored keys were, without canonicalizeKey.
-        const placed = core.placeKey(after, layout.keyRule === core.EMAIL_KEYS, layout.partitionCount);
+        const placed = core.placeKey(after, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
         instance = core.partitionName(placed.index, layout.partitionCount);
         const { meta, values } = await this.ctx.store.read(this.name, [instance]);
         this.current(meta, layout);

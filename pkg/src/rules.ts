@@ -2,6 +2,7 @@
 // page tokens, exactly as every reference SDK computes them. Each checks its arguments'
 // types, then asks the Rust core.
 import * as args from "./args.js";
+import { CURRENT, DEFAULT_PARTITION_COUNT } from "./constants.js";
 import * as core from "./core.js";
 import type { Segment } from "./layout.js";
 import { type CustomerProfile, type CustomerProfileInput, profileInput } from "./records.js";
@@ -29,7 +30,7 @@ export interface PlacedCustomerProfile extends EmailPartition {
 
 function partitionCountArg(partitionCount: unknown): number {
   return partitionCount === undefined
-    ? core.DEFAULT_PARTITION_COUNT
+    ? DEFAULT_PARTITION_COUNT
     : core.resolvePartitionCount(args.number("partitionCount", partitionCount));
 }
 
@@ -78,7 +79,7 @@ export function placeCustomerProfile(profile: CustomerProfileInput, partitionCou
  */
 export function validatePageToken(token: string, layout?: number | readonly Segment[]): string {
   const t = args.text("token", token);
-  return core.isCurrentToken(t, segmentsArg(layout)) ? core.CURRENT : t;
+  return core.isCurrentToken(t, segmentsArg(layout)) ? CURRENT : t;
 }
 
 /** A caller's chunk size or segment list as the core takes it: `[from, size, ...]`. */

@@ -225,7 +225,7 @@ for (let round = 0; round < ROUNDS; round++) {
     page.evaluate(async () => {
       const w = window as unknown as { store: ReturnType<typeof window.attrmap.openAttrmap>; exportBlob?: Blob };
       const t0 = performance.now();
-      const stream = w.store.exportData({ maps: ["CustomerProfilesByEmailPartition", "SubscriberChunks"] });
+      const stream = window.attrmap.exportData(w.store, { maps: ["CustomerProfilesByEmailPartition", "SubscriberChunks"] });
       w.exportBlob = await new Response(stream).blob();
       return { ms: performance.now() - t0, bytes: w.exportBlob.size };
     });
@@ -260,7 +260,7 @@ for (let round = 0; round < ROUNDS; round++) {
       const w = window as unknown as { exportBlob: Blob };
       const target = window.attrmap.openAttrmap({ name });
       const t0 = performance.now();
-      const summary = await target.importData(w.exportBlob);
+      const summary = await window.attrmap.importData(target, w.exportBlob);
       const ms = performance.now() - t0;
       target.close();
       return { ms, entries: summary.entries };

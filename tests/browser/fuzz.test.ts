@@ -40,9 +40,13 @@ test("the fuzz in a module worker", async () => {
     ({ origin, path, rounds }) =>
       new Promise<FuzzReport>((resolve, reject) => {
         const code = `
-          import * as attrmap from "${origin}/attrmap/dist/index.js";
+          import * as core from "${origin}/attrmap/dist/index.js";
+          import * as dex from "${origin}/attrmap/dist/dex/index.js";
+          import * as exportImport from "${origin}/attrmap/dist/export-import/index.js";
+          import * as http from "${origin}/attrmap/dist/http/index.js";
           import { fuzz } from "${origin}${path}fuzz.js";
           const crashed = (e) => postMessage({ crash: String(e) });
+          const attrmap = { ...core, ...exportImport, ...dex, ...http };
           fuzz(attrmap, { rounds: ${rounds}, storage: { name: "fuzz-worker" } }).then(postMessage, crashed);`;
         const worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })), { type: "module" });
         worker.onmessage = (e) => (e.data.crash ? reject(new Error(e.data.crash)) : resolve(e.data as FuzzReport));

@@ -30,13 +30,16 @@ const TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
-/** A blank page of the origin with the package on `window.attrmap`, for storage tests. */
+/** A blank page of the origin with the package (every entry but the React binding) on `window.attrmap`, for storage tests. */
 export const TEST_PAGE = "/__attrmap_test__.html";
 const TEST_PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>attrmap test</title>
 <script>${DRIVEN_PAGE_SCRIPT}</script>
 <script type="module">
-import * as attrmap from "/attrmap/dist/index.js";
-window.attrmap = attrmap;
+import * as core from "/attrmap/dist/index.js";
+import * as dex from "/attrmap/dist/dex/index.js";
+import * as exportImport from "/attrmap/dist/export-import/index.js";
+import * as http from "/attrmap/dist/http/index.js";
+window.attrmap = { ...core, ...exportImport, ...dex, ...http };
 document.documentElement.dataset.ready = "true";
 </script>`;
 

@@ -357,7 +357,7 @@ test("two tabs import different files into one database at once: one after the o
         const source = window.attrmap.openAttrmap({ name: `${db}-source-${letter}` });
         const map = await source.partitionedMap<number>("shared", { partitionCount: 64 });
         await map.upsertMany(Array.from({ length: 2000 }, (_, i) => [`${letter}-${i}`, i] as [string, number]));
-        const reader = source.exportData().getReader();
+        const reader = window.attrmap.exportData(source).getReader();
         let text = "";
         for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
         (window as unknown as { file: string }).file = text;
@@ -376,7 +376,7 @@ test("two tabs import different files into one database at once: one after the o
         first ??= Date.now();
         last = Date.now();
       };
-      const summary = await store.importData(file, { replace: true, onProgress });
+      const summary = await window.attrmap.importData(store, file, { replace: true, onProgress });
       return { first: first!, last, entries: summary.entries };
     }, db);
   const [fromA, fromB] = await Promise.all([importing(a), importing(b)]);

@@ -224,17 +224,17 @@ test("export and import through real IndexedDB: a round trip gives the same byte
     );
     const archive = await source.subscriberArchive({ chunkSize: 30 });
     await archive.registerSubscribers(Array.from({ length: 100 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: "d" })));
-    const exported = await text(source.exportData());
+    const exported = await text(window.attrmap.exportData(source));
     const target = window.attrmap.openAttrmap({ name: "export-target" });
-    const summary = await target.importData(new Blob([exported]));
-    const again = await text(target.exportData());
+    const summary = await window.attrmap.importData(target, new Blob([exported]));
+    const again = await text(window.attrmap.exportData(target));
     const broken = exported.replace('"u1@example.com"', '"U1@example.com"');
     const other = window.attrmap.openAttrmap({ name: "export-other" });
-    const refused = await other.importData(broken).then(
+    const refused = await window.attrmap.importData(other, broken).then(
       () => "ok",
       (e) => `${e.code}: ${e.message}`,
     );
-    return { summary, same: again === exported, refused, maps: await text(other.exportData()) };
+    return { summary, same: again === exported, refused, maps: await text(window.attrmap.exportData(other)) };
   });
   assert.deepEqual(result.summary, { maps: 2, instances: result.summary.instances, entries: 600 });
   assert.equal(result.same, true);

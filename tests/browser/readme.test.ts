@@ -1,5 +1,5 @@
 // Every JavaScript snippet of the README and docs/ runs as written: page snippets as module
-// scripts of a page whose import map resolves "attrmap" (in a fresh on-disk profile each), the
+// scripts of a page whose import map resolves the package's entries (in a fresh on-disk profile each), the
 // Node snippet with node, the worker and service-worker snippets bundled (as the README says an
 // unbundled worker needs) and started, the service worker answering the HTTP API. Each snippet
 // is marked with where it runs.
@@ -25,6 +25,19 @@ const snippets = DOCUMENTS.flatMap(({ file, text }) =>
     file,
   })),
 );
+/** Each entry of the package's exports map ("attrmap", "attrmap/export-import", ...) at its file under www/. */
+const IMPORT_MAP = JSON.stringify({
+  imports: Object.fromEntries(
+    Object.entries(
+      JSON.parse(readFileSync(join(TESTS, "node_modules/attrmap/package.json"), "utf8")).exports as Record<
+        string,
+        { default?: string }
+      >,
+    ).flatMap(([entry, target]) =>
+      target.default?.startsWith("./dist/") ? [[`attrmap${entry.slice(1)}`, `/attrmap${target.default.slice(1)}`]] : [],
+    ),
+  ),
+});
 /** The one snippet of the README that runs `where`. */
 const only = (where: string) => {
   const found = snippets.filter((s) => s.where === where);
@@ -60,7 +73,7 @@ for (const snippet of snippets.filter((s) => s.where === "page")) {
     server.files.set(`/__readme__/${snippet.id}.html`, {
       type: "text/html",
       body: `<!doctype html><meta charset="utf-8">
-<script type="importmap">{ "imports": { "attrmap": "/attrmap/dist/index.js" } }</script>
+<script type="importmap">${IMPORT_MAP}</script>
 <script type="module">
 try {
   await import("/__readme__/${snippet.id}.js");

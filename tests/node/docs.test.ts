@@ -7,7 +7,8 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { ERROR_CODES, HTTP_STATUS } from "attrmap";
+import { ERROR_CODES } from "attrmap";
+import { HTTP_STATUS } from "attrmap/http";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const PACKAGE = dirname(createRequire(import.meta.url).resolve("attrmap/package.json"));

@@ -5,7 +5,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { type Attrmap, AttrmapError, DEX_SAMPLE_NAMES, InProcessLocks, openAttrmap } from "attrmap";
+import { type Attrmap, AttrmapError, InProcessLocks, openAttrmap } from "attrmap";
+import { DEX_SAMPLE_NAMES, exportDexRequests } from "attrmap/dex";
+import { exportData, importData } from "attrmap/export-import";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import protobuf from "protobufjs";
 import { refPartition } from "../shared/reference.js";
@@ -41,14 +43,14 @@ test("each export vector imports with its counts, or is refused at its line for 
     const file = readFileSync(new URL(c.file, vectors), "utf8");
     const store = fresh();
     await (await store.partitionedMap("already-here")).upsert("k", "v");
-    const before = await text(store.exportData());
+    const before = await text(exportData(store));
     if (c.expect.error) {
-      const got = await outcome(store.importData(file));
+      const got = await outcome(importData(store, file));
       assert.ok(got.startsWith(`invalid_argument: line ${c.expect.error.line}: `), `${c.file}: ${got}`);
       assert.ok(got.endsWith(`(${c.expect.error.reason})`), `${c.file}: ${got}`);
-      assert.equal(await text(store.exportData()), before, `${c.file} changed the database`);
+      assert.equal(await text(exportData(store)), before, `${c.file} changed the database`);
     } else {
-      assert.deepEqual(await store.importData(file), {
+      assert.deepEqual(await importData(store, file), {
         maps: c.expect.maps,
         instances: c.expect.instances,
         entries: c.expect.entries,
@@ -57,7 +59,7 @@ test("each export vector imports with its counts, or is refused at its line for 
       const maps = file
         .split("\n")
         .flatMap((line) => (line.includes('"layout"') ? [(JSON.parse(line) as { map: string }).map] : []));
-      assert.equal(await text(store.exportData({ maps })), file);
+      assert.equal(await text(exportData(store, { maps })), file);
     }
   }
 });
@@ -91,12 +93,12 @@ async function awkward(store: Attrmap): Promise<void> {
 test("export, import into an empty database, export again: identical bytes", async () => {
   const first = fresh();
   await awkward(first);
-  const exported = await text(first.exportData());
+  const exported = await text(exportData(first));
   assert.ok(exported.split("\n").length > 40);
   const second = fresh();
-  const summary = await second.importData(exported);
+  const summary = await importData(second, exported);
   assert.equal(summary.maps, 4);
-  assert.equal(await text(second.exportData()), exported);
+  assert.equal(await text(exportData(second)), exported);
   // The imported data reads back through the API.
   assert.deepEqual(await (await second.partitionedMap("generic")).get("__proto__"), {
     nested: { list: [1, "two", null, true, { deep: [] }] },
@@ -111,8 +113,8 @@ test("export, import into an empty database, export again: identical bytes", asy
   assert.equal((await archive.getSubscriberPage("00000000000000000008")).nextPageToken, "");
   assert.equal((await archive.registerSubscriber({ subscriberId: "next", deliveryAddress: "n@x" })).sequence, 40);
   // From a Blob and from a stream, too.
-  assert.equal((await fresh().importData(new Blob([exported]))).instances, summary.instances);
-  assert.equal((await fresh().importData(new Blob([exported]).stream())).entries, summary.entries);
+  assert.equal((await importData(fresh(), new Blob([exported]))).instances, summary.instances);
+  assert.equal((await importData(fresh(), new Blob([exported]).stream())).entries, summary.entries);
 });
 
 test("a value JSON cannot hold exactly fails the export naming map, instance and key, before that instance's line", async () => {
@@ -130,7 +132,7 @@ test("a value JSON cannot hold exactly fails the export naming map, instance and
     const map = await store.partitionedMap<unknown>("m", { partitionCount: 1 });
     await map.upsert("good", 1);
     await map.upsert("bad key", { wrapper: value });
-    const reader = store.exportData().getReader();
+    const reader = exportData(store).getReader();
     const lines: string[] = [];
     const got = await (async () => {
       for (;;) {
@@ -148,7 +150,7 @@ test("a value JSON cannot hold exactly fails the export naming map, instance and
   const store = fresh();
   await (await store.chunkedLog<unknown>("log")).append(cyclic);
   assert.match(
-    await outcome(text(store.exportData())),
+    await outcome(text(exportData(store))),
     /^not_exportable: map "log", instance "current", record \[0\]\.value\.self: a cycle/,
   );
 });
@@ -156,29 +158,29 @@ test("a value JSON cannot hold exactly fails the export naming map, instance and
 test("import: already_exists unless replace; replace replaces; an abort before the commit changes nothing", async () => {
   const source = fresh();
   await awkward(source);
-  const exported = await text(source.exportData());
+  const exported = await text(exportData(source));
   const target = fresh();
   await (await target.partitionedMap<string>("generic", { partitionCount: 3 })).upsert("old", "value");
-  assert.match(await outcome(target.importData(exported)), /^already_exists: line \d+: map "generic" exists already/);
+  assert.match(await outcome(importData(target, exported)), /^already_exists: line \d+: map "generic" exists already/);
   assert.equal(await (await target.partitionedMap<string>("generic")).get("old"), "value");
   const controller = new AbortController();
   const aborted = await outcome(
-    target.importData(exported, { replace: true, signal: controller.signal, onProgress: () => controller.abort() }),
+    importData(target, exported, { replace: true, signal: controller.signal, onProgress: () => controller.abort() }),
   );
   assert.match(aborted, /^aborted: /);
   assert.equal(await (await target.partitionedMap<string>("generic")).get("old"), "value", "nothing changed");
   const phases: string[] = [];
-  await target.importData(exported, { replace: true, onProgress: (p) => phases.push(p.phase) });
+  await importData(target, exported, { replace: true, onProgress: (p) => phases.push(p.phase) });
   assert.deepEqual([...new Set(phases)], ["checking", "committing"]);
   const replaced = await target.partitionedMap<string>("generic");
   assert.equal(replaced.partitionCount, 7);
   assert.equal(await replaced.get("old"), undefined);
-  assert.equal(await text(target.exportData()), exported);
+  assert.equal(await text(exportData(target)), exported);
   assert.match(
-    await outcome(fresh().importData(42 as never)),
+    await outcome(importData(fresh(), 42 as never)),
     /^invalid_argument: source must be a ReadableStream, a Blob or a string, got number/,
   );
-  assert.match(await outcome(fresh().importData("")), /^invalid_argument: line 1: the export is empty \(bad-header\)/);
+  assert.match(await outcome(importData(fresh(), "")), /^invalid_argument: line 1: the export is empty \(bad-header\)/);
 });
 
 // The engine's messages, from protos/dex.proto (Value, EncodedObject, AttributeWrite, SetAttributesRequest).
@@ -214,7 +216,7 @@ test("SetAttributes requests parse as the engine's messages and decode to exactl
   const store = fresh();
   await awkward(store);
   const stored = new Map<string, unknown>();
-  for (const line of (await text(store.exportData({ maps: ["CustomerProfilesByEmailPartition", "SubscriberChunks"] })))
+  for (const line of (await text(exportData(store, { maps: ["CustomerProfilesByEmailPartition", "SubscriberChunks"] })))
     .trim()
     .split("\n")
     .slice(1)) {
@@ -225,14 +227,14 @@ test("SetAttributes requests parse as the engine's messages and decode to exactl
   for (const sdk of ["python", "typescript", "go", "java", "rust"] as const) {
     const names = DEX_SAMPLE_NAMES[sdk];
     const requests = [];
-    for await (const r of store.exportDexRequests({
+    for await (const r of exportDexRequests(store, {
       flowId: "flow-1",
       sdk,
       maps: ["CustomerProfilesByEmailPartition", "SubscriberChunks"],
     }))
       requests.push(r);
     const again = [];
-    for await (const r of store.exportDexRequests({
+    for await (const r of exportDexRequests(store, {
       flowId: "flow-1",
       sdk,
       maps: ["CustomerProfilesByEmailPartition", "SubscriberChunks"],
@@ -305,7 +307,7 @@ test("SetAttributes requests stay under 16 MiB each: a big map is split, every a
   const value = "x".repeat(50_000);
   await map.upsertMany(Array.from({ length: 600 }, (_, i) => [`k${i}`, value] as [string, string]));
   const requests = [];
-  for await (const r of store.exportDexRequests({ flowId: "f", names: { big: { attributeMap: "big_map" } } })) requests.push(r);
+  for await (const r of exportDexRequests(store, { flowId: "f", names: { big: { attributeMap: "big_map" } } })) requests.push(r);
   assert.ok(requests.length >= 2, `${requests.length} requests`);
   for (const r of requests) assert.ok(Buffer.byteLength(r.json) < 16 * 1024 * 1024);
   const keys = requests.flatMap((r) =>
@@ -314,11 +316,11 @@ test("SetAttributes requests stay under 16 MiB each: a big map is split, every a
   assert.equal(keys.length, new Set(keys).size);
   assert.equal(keys.length, (await map.partitionSizes()).size);
   assert.match(
-    await outcome(store.exportDexRequests({ flowId: "f", sdk: "go" }).next()),
+    await outcome(exportDexRequests(store, { flowId: "f", sdk: "go" }).next()),
     /^invalid_argument: there are no Dex names for map "big"/,
   );
   assert.match(
-    await outcome(store.exportDexRequests({ flowId: "f" }).next()),
+    await outcome(exportDexRequests(store, { flowId: "f" }).next()),
     /^invalid_argument: pass exactly one of options\.sdk/,
   );
 });
@@ -327,24 +329,24 @@ test("Dex names are the caller's own fields only: no preset or map name reaches 
   const store = fresh();
   for (const sdk of ["__proto__", "constructor", "toString"]) {
     assert.match(
-      await outcome(store.exportDexRequests({ flowId: "f", sdk: sdk as "go" }).next()),
+      await outcome(exportDexRequests(store, { flowId: "f", sdk: sdk as "go" }).next()),
       /^invalid_argument: options\.sdk must be "python", "typescript", "go", "java" or "rust"/,
     );
   }
   await (await store.partitionedMap<number>("toString")).upsert("k", 1);
   assert.match(
-    await outcome(store.exportDexRequests({ flowId: "f", names: {} }).next()),
+    await outcome(exportDexRequests(store, { flowId: "f", names: {} }).next()),
     /^invalid_argument: there are no Dex names for map "toString"/,
   );
   await (await store.partitionedMap<number>("__proto__")).upsert("k", 2);
   const names = JSON.parse('{"__proto__": {"attributeMap": "proto_map"}, "toString": {"attributeMap": "ts", "valueField": 5}}');
   assert.match(
-    await outcome(store.exportDexRequests({ flowId: "f", names }).next()),
+    await outcome(exportDexRequests(store, { flowId: "f", names }).next()),
     /^invalid_argument: options\.names\["toString"\]\.valueField must be a string, got number/,
   );
   names.toString = { attributeMap: "ts" };
   const keys = [];
-  for await (const r of store.exportDexRequests({ flowId: "f", names }))
+  for await (const r of exportDexRequests(store, { flowId: "f", names }))
     keys.push(...(JSON.parse(r.json) as { attributes: Array<{ key: string }> }).attributes.map((a) => a.key));
   const partition = refPartition("k", 1000).name;
   assert.deepEqual(keys.sort(), [`proto_map/${partition}`, `ts/${partition}`]);
@@ -368,7 +370,7 @@ test("a map of 0.1 (no key rule stored) is not exportable until it is opened onc
     tx.onerror = () => reject(tx.error);
   });
   db.close();
-  assert.match(await outcome(text(store.exportData())), /^not_exportable: map "old" was written by attrmap 0\.1/);
+  assert.match(await outcome(text(exportData(store))), /^not_exportable: map "old" was written by attrmap 0\.1/);
   await store.partitionedMap("old");
-  assert.match(await text(store.exportData()), /"keyRule":"exact"/);
+  assert.match(await text(exportData(store)), /"keyRule":"exact"/);
 });

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AttrmapError, InProcessLocks, openAttrmap } from "attrmap";
+import { exportBlob, exportData, exportText } from "attrmap/export-import";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { derived, get } from "svelte/store";
 import { until } from "../browser/harness.js";
@@ -84,21 +85,21 @@ test("an export's error reaches the caller of exportBlob and exportText, and a s
   const named = /^not_exportable: map "m", instance "partition-0", key "bad key"/;
   const isNamed = (e: unknown) => e instanceof AttrmapError && named.test(`${e.code}: ${e.message}`);
   const errors = await reported(async () => {
-    for (const whole of [store.exportBlob(), store.exportText()]) await assert.rejects(whole, isNamed);
-    const reader = store.exportData().getReader();
+    for (const whole of [exportBlob(store), exportText(store)]) await assert.rejects(whole, isNamed);
+    const reader = exportData(store).getReader();
     await assert.rejects(async () => {
       while (!(await reader.read()).done);
     }, isNamed);
   });
   assert.deepEqual(errors, [], "an error that reached its caller is not reported again");
   // A bad argument is an error of the call, before any stream.
-  assert.throws(() => store.exportData({ maps: "m" } as never), /options\.maps must be/);
+  assert.throws(() => exportData(store, { maps: "m" } as never), /options\.maps must be/);
   await m.delete("bad key");
   await m.upsert("good", { n: 1 });
   const progress: Array<{ lines: number; characters: number }> = [];
-  const text = await store.exportText({ onProgress: (p) => progress.push(p) });
-  assert.equal(text, await new Response(store.exportData()).text());
-  const blob = await store.exportBlob();
+  const text = await exportText(store, { onProgress: (p) => progress.push(p) });
+  assert.equal(text, await new Response(exportData(store)).text());
+  const blob = await exportBlob(store);
   assert.deepEqual([blob.type, await blob.text()], ["application/x-ndjson", text]);
   assert.deepEqual(progress.at(-1), { lines: text.split("\n").length - 1, characters: text.length });
 });

@@ -104,7 +104,7 @@ test("retryOnConflict retries lock_conflict only, gives up after its attempts, a
 });
 
 test("the HTTP handler runs in Node too: flows, a profile round trip, and other paths to the fallback", async () => {
-  const { createHandler } = await import("attrmap");
+  const { createHandler } = await import("attrmap/http");
   const handle = createHandler(fresh(), { fallback: async () => new Response("from the network", { status: 299 }) });
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await handle(

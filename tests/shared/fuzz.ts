@@ -4,8 +4,12 @@
 // must answer or throw an AttrmapError with a known code; afterwards the SPEC golden values
 // must still come out. It imports nothing: the package is passed in.
 import type * as Attrmap from "attrmap";
+import type * as Dex from "attrmap/dex";
+import type * as ExportImport from "attrmap/export-import";
+import type * as Http from "attrmap/http";
 
-type M = typeof Attrmap;
+/** Every entry's exports but the React binding's, as one object. */
+type M = typeof Attrmap & typeof ExportImport & typeof Dex & typeof Http;
 
 export interface FuzzOptions {
   /** Times every call is made with every bad value. */
@@ -142,7 +146,7 @@ interface Stores {
   archive: Attrmap.SubscriberArchive;
 }
 
-function storageCalls(s: Stores): Call[] {
+function storageCalls(m: M, s: Stores): Call[] {
   const { store, map, log, dir, archive } = s;
   const drain = async (it: AsyncIterable<unknown>) => {
     for await (const _ of it) void _;
@@ -152,14 +156,17 @@ function storageCalls(s: Stores): Call[] {
     while (!(await reader.read()).done);
   };
   return [
-    ["store.exportData(x)", (x) => read(store.exportData(x as Attrmap.ExportOptions))],
-    ["store.importData(x)", (x) => store.importData(x as string)],
+    ["exportData(x)", (x) => read(m.exportData(x as Attrmap.Attrmap))],
+    ["createHandler(x)", (x) => m.createHandler(x as Attrmap.Attrmap)],
+    ["createHandler(store, x)", (x) => m.createHandler(store, x as Http.HandlerOptions)],
+    ["exportData(store, x)", (x) => read(m.exportData(store, x as ExportImport.ExportOptions))],
+    ["importData(store, x)", (x) => m.importData(store, x as string)],
     [
-      "store.importData(file, x)",
-      (x) => store.importData('{"format":"attrmap-export","version":1}\n', x as Attrmap.ImportOptions),
+      "importData(store, file, x)",
+      (x) => m.importData(store, '{"format":"attrmap-export","version":1}\n', x as ExportImport.ImportOptions),
     ],
-    ["store.exportDexRequests(x)", (x) => drain(store.exportDexRequests(x as Attrmap.DexExportOptions))],
-    ["store.exportDexRequests({sdk: x})", (x) => drain(store.exportDexRequests({ flowId: "f", sdk: x as Attrmap.DexSdk }))],
+    ["exportDexRequests(store, x)", (x) => drain(m.exportDexRequests(store, x as Dex.DexExportOptions))],
+    ["exportDexRequests(store, {sdk: x})", (x) => drain(m.exportDexRequests(store, { flowId: "f", sdk: x as Dex.DexSdk }))],
     [
       "store.liveQuery(x)",
       (x) =>
@@ -260,7 +267,7 @@ export async function fuzz(m: M, options: FuzzOptions): Promise<FuzzReport> {
       archive: await store.subscriberArchive({ chunkSize: 3 }),
     };
   }
-  const calls = [...pureCalls(m), ...(stores ? storageCalls(stores) : [])];
+  const calls = [...pureCalls(m), ...(stores ? storageCalls(m, stores) : [])];
   const record = (name: string, outcome: unknown) => {
     report.calls++;
     if (outcome === "ok") return void (report.outcomes.ok = (report.outcomes.ok ?? 0) + 1);

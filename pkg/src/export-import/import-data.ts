@@ -4,14 +4,15 @@
 // at a time, so memory holds a batch, not the file), and one final transaction moves them into
 // place with the maps' metadata. A bad line, an abort or a crash before that transaction leaves
 // the database as it was (a crash leaves staged instances, which the next import removes).
-import * as args from "./args.js";
-import { type Context, lockKey } from "./context.js";
-import * as core from "./core.js";
-import { CUSTOMER_PROFILES_MAP } from "./customer-directory.js";
-import { AttrmapError } from "./errors.js";
-import { withLocks } from "./locks.js";
-import { profileProblem, subscriberRecords } from "./records.js";
-import { SUBSCRIBER_CHUNKS_MAP } from "./subscriber-archive.js";
+import * as args from "../args.js";
+import { CURRENT } from "../constants.js";
+import { type Context, lockKey } from "../context.js";
+import * as core from "../core.js";
+import { CUSTOMER_PROFILES_MAP } from "../customer-directory.js";
+import { AttrmapError } from "../errors.js";
+import { withLocks } from "../locks.js";
+import { profileProblem, subscriberRecords } from "../records.js";
+import { SUBSCRIBER_CHUNKS_MAP } from "../subscriber-archive.js";
 
 /** Map names under this prefix are an import's staging area: U+0000 first, which the core refuses in callers' map names. */
 const STAGING_PREFIX = "\u0000attrmap-import/";
@@ -27,7 +28,7 @@ export interface ImportProgress {
   lines: number;
 }
 
-/** How `store.importData(source, options)` treats existing maps, reports and stops. */
+/** How `importData(store, source, options)` treats existing maps, reports and stops. */
 export interface ImportOptions {
   /** Replace maps that exist already (default: such a map is `already_exists`). */
   replace?: boolean;
@@ -251,7 +252,7 @@ async function run(
     const moves = plans.map((p) => ({ from: STAGING_PREFIX + p.map, to: p.map, meta: p.meta, replace }));
     const locks = plans.flatMap((p) => [
       { key: lockKey(ctx, p.map), mode: "exclusive" as const },
-      { key: lockKey(ctx, p.map, core.CURRENT), mode: "exclusive" as const },
+      { key: lockKey(ctx, p.map, CURRENT), mode: "exclusive" as const },
     ]);
     await withLocks(ctx.locks, locks, { signal }, async () => {
       stop();

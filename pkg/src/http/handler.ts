@@ -1,12 +1,13 @@
 // The reference server's HTTP API as a fetch-style handler, for a service worker (or any
 // code with Request/Response): the six endpoints of docs/http.md over the stores.
 
-import * as args from "./args.js";
-import type { Attrmap } from "./attrmap.js";
-import * as core from "./core.js";
-import { AttrmapError, type ErrorCode } from "./errors.js";
-import { type LockWait, writeOptions } from "./locks.js";
-import { profileInput, subscriberInput } from "./records.js";
+import * as args from "../args.js";
+import { type Attrmap, contextOf } from "../attrmap.js";
+import { EXACT_KEYS } from "../constants.js";
+import * as core from "../core.js";
+import { AttrmapError, type ErrorCode } from "../errors.js";
+import { type LockWait, writeOptions } from "../locks.js";
+import { profileInput, subscriberInput } from "../records.js";
 
 /** Where the reference samples serve the hash-partitioned pattern's endpoints. */
 export const HASH_PARTITIONED_ROUTES = "/patterns/hash-partitioned-attribute-map";
@@ -93,6 +94,7 @@ type Route = { method: string; path: string; flow?: string; run: (request: Reque
 
 /** Serves the six endpoints from `store`; answers every other request with `options.fallback`. */
 export function createHandler(store: Attrmap, options: HandlerOptions = {}): AttrmapHandler {
+  contextOf(store); // checked now rather than at the first request
   const o = args.options("options", options);
   const write = writeOptions({
     lock: args.field("options", o, "lock") ?? "ifAvailable",
@@ -101,7 +103,7 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
   const given = args.field("options", o, "fallback");
   const fallback =
     given === undefined ? (r: Request) => fetch(r) : args.func<(r: Request) => Promise<Response>>("options.fallback", given);
-  const flows = lazy(() => store.partitionedMap<FlowRun>(FLOWS_MAP, { partitionCount: 1, keyRule: core.EXACT_KEYS }));
+  const flows = lazy(() => store.partitionedMap<FlowRun>(FLOWS_MAP, { partitionCount: 1, keyRule: EXACT_KEYS }));
   const customers = lazy(() => store.customerDirectory());
   const subscribers = lazy(() => store.subscriberArchive());
   // A flow never stops, so one seen started is remembered instead of read again.

@@ -3,13 +3,14 @@
 // at a time. A log is read from one snapshot of its state and `current`: archives never change,
 // so the export is consistent while appends go on; a resize or retention that happens while a
 // map is read makes the export fail with `layout_changed` rather than mix two layouts.
-import * as args from "./args.js";
-import type { Context } from "./context.js";
-import * as core from "./core.js";
-import { AttrmapError } from "./errors.js";
-import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
-import { corrupt } from "./idb.js";
-import { type Layout, type LogState, readMeta } from "./layout.js";
+import * as args from "../args.js";
+import { CURRENT, EXPORT_FORMAT, EXPORT_VERSION } from "../constants.js";
+import type { Context } from "../context.js";
+import * as core from "../core.js";
+import { AttrmapError } from "../errors.js";
+import { exactJson, NotExactJson, partitionJson } from "../exact-json.js";
+import { corrupt } from "../idb.js";
+import { type Layout, type LogState, readMeta } from "../layout.js";
 
 /** One piece of an export, in file order. */
 export type ExportItem =
@@ -18,7 +19,7 @@ export type ExportItem =
   /** A partition (`Map` of canonical key to value) or a chunk (array of records, oldest first). */
   | { kind: "instance"; map: string; instance: string; layout: Layout; value: Map<string, unknown> | unknown[] };
 
-/** What `store.exportData(options)` exports. */
+/** What `exportData(store, options)` exports. */
 export interface ExportOptions {
   /** The maps to export (default: every map of the database), by name. */
   maps?: readonly string[];
@@ -52,7 +53,7 @@ async function mapNames(ctx: Context, wanted: string[] | undefined): Promise<str
 export async function* exportItems(ctx: Context, wanted: string[] | undefined): AsyncGenerator<ExportItem> {
   for (const map of await mapNames(ctx, wanted)) {
     const doing = `exporting map "${map}"`;
-    const { meta, values } = await ctx.store.read(map, [core.CURRENT]);
+    const { meta, values } = await ctx.store.read(map, [CURRENT]);
     const read = readMeta(map, meta);
     const layout = layoutOf(read);
     if (layout.kind === "partitioned" && layout.keyRule === "") {
@@ -87,9 +88,8 @@ export async function* exportItems(ctx: Context, wanted: string[] | undefined): 
         throw new AttrmapError("layout_changed", `archives of log "${map}" were dropped while it was being exported`);
       const current = values[0];
       if (current !== undefined) {
-        if (!Array.isArray(current))
-          throw corrupt(map, core.CURRENT, `a chunk must be an array, found ${args.describeType(current)}`);
-        yield { kind: "instance", map, instance: core.CURRENT, layout, value: current };
+        if (!Array.isArray(current)) throw corrupt(map, CURRENT, `a chunk must be an array, found ${args.describeType(current)}`);
+        yield { kind: "instance", map, instance: CURRENT, layout, value: current };
       }
       continue;
     }
@@ -137,7 +137,7 @@ function exportLine(item: ExportItem): string {
 
 /** The export's lines, the header first, each with its newline; nothing is read before the first. */
 async function* exportLines(ctx: Context, wanted: string[] | undefined): AsyncGenerator<string> {
-  yield `${JSON.stringify({ format: core.EXPORT_FORMAT, version: core.EXPORT_VERSION })}\n`;
+  yield `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION })}\n`;
   for await (const item of exportItems(ctx, wanted)) yield `${exportLine(item)}\n`;
 }
 
@@ -160,16 +160,13 @@ export function exportStream(ctx: Context, options: unknown): ReadableStream<Uin
   });
 }
 
-/** The media type of an export file. */
-export const EXPORT_MEDIA_TYPE = "application/x-ndjson";
-
 /** How far `exportBlob` or `exportText` has got: lines and UTF-16 code units read so far. */
 export interface ExportProgress {
   lines: number;
   characters: number;
 }
 
-/** What `store.exportBlob(options)` and `store.exportText(options)` export, and whom they tell how far they are. */
+/** What `exportBlob(store, options)` and `exportText(store, options)` export, and whom they tell how far they are. */
 export interface ExportWholeOptions extends ExportOptions {
   /** Called after each line. */
   onProgress?: (progress: ExportProgress) => void;
