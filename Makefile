@@ -14,10 +14,12 @@ export PATH := $(CARGO_BIN):$(PATH)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 
-RUST_SOURCES := Cargo.toml Cargo.lock $(wildcard src/*.rs)
+RUST_SOURCES := Cargo.toml Cargo.lock $(wildcard src/*.rs src/*/*.rs)
 RELEASE_WASM := target/$(WASM_TARGET)/release/attrmap.wasm
-GLUE := pkg/wasm/attrmap.js
-INLINE := pkg/wasm/attrmap_inline.js
+# The crate's two wasm modules, one per feature (Cargo.toml): the store's, and the export verifier's.
+MODULES := target/modules/attrmap.wasm target/modules/attrmap_verifier.wasm
+GLUE := pkg/wasm/attrmap.js pkg/wasm/attrmap_verifier.js
+INLINE := pkg/wasm/attrmap_inline.js pkg/wasm/attrmap_verifier_inline.js
 DIST := pkg/dist/index.js
 PKG_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",/\1/p' pkg/package.json)
 TARBALL := build/attrmap-$(PKG_VERSION).tgz
@@ -64,15 +66,22 @@ tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.jso
 
 # ---- build -------------------------------------------------------------------------
 
-$(RELEASE_WASM): $(RUST_SOURCES) | wasm-tools
-	cargo build --release --target $(WASM_TARGET) --lib
+# Both from one target dir, one after the other: only the crate itself builds again for each.
+$(MODULES) &: $(RUST_SOURCES) | wasm-tools
+	mkdir -p target/modules
+	cargo build --release --target $(WASM_TARGET) --lib --no-default-features --features store
+	cp $(RELEASE_WASM) target/modules/attrmap.wasm
+	cargo build --release --target $(WASM_TARGET) --lib --no-default-features --features verifier
+	cp $(RELEASE_WASM) target/modules/attrmap_verifier.wasm
 
 # Glue, then wasm-opt from the npm binaryen package (Debian's binaryen breaks the module),
-# then the optimized module inlined into an ES module.
-$(GLUE) $(INLINE) &: $(RELEASE_WASM) scripts/inline-wasm.mjs pkg/node_modules/.package-lock.json | wasm-tools
-	wasm-bindgen $(RELEASE_WASM) --target web --omit-default-module-path --out-dir pkg/wasm --out-name attrmap
-	pkg/node_modules/.bin/wasm-opt -Oz pkg/wasm/attrmap_bg.wasm -o pkg/wasm/attrmap_bg.wasm
-	node scripts/inline-wasm.mjs pkg/wasm/attrmap_bg.wasm pkg/wasm/attrmap_inline
+# then the optimized module inlined into an ES module; for each module.
+$(GLUE) $(INLINE) &: $(MODULES) scripts/inline-wasm.mjs pkg/node_modules/.package-lock.json | wasm-tools
+	for m in attrmap attrmap_verifier; do \
+	  wasm-bindgen target/modules/$$m.wasm --target web --omit-default-module-path --out-dir pkg/wasm --out-name $$m; \
+	  pkg/node_modules/.bin/wasm-opt -Oz pkg/wasm/$${m}_bg.wasm -o pkg/wasm/$${m}_bg.wasm; \
+	  node scripts/inline-wasm.mjs pkg/wasm/$${m}_bg.wasm pkg/wasm/$${m}_inline; \
+	done
 
 # One set of modules for every entry: "attrmap" (dist/index.js) starts the wasm from the inlined
 # module (Node, workers, service workers), "attrmap/browser" (dist/browser/index.js) fetches
@@ -108,6 +117,7 @@ www/attrmap/dist/index.js: $(DIST)
 	cp -r pkg/dist www/attrmap/dist
 	mkdir -p www/attrmap/wasm
 	cp pkg/wasm/attrmap.js pkg/wasm/attrmap_inline.js pkg/wasm/attrmap_bg.wasm www/attrmap/wasm/
+	cp pkg/wasm/attrmap_verifier.js pkg/wasm/attrmap_verifier_inline.js pkg/wasm/attrmap_verifier_bg.wasm www/attrmap/wasm/
 
 demo: www/attrmap/dist/index.js
 	@echo "attrmap demo on http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
@@ -164,6 +174,7 @@ test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_E
 # BENCH_ENGINE=firefox or webkit runs the storage part in that engine.
 bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/partition.bench.ts
+	cd tests && node --import tsx bench/size.bench.ts
 	cd tests && node --import tsx bench/storage.bench.ts
 	cd tests && node --import tsx bench/http-load.bench.ts
 	cd tests && node --import tsx bench/lifecycle.bench.ts

@@ -1,9 +1,10 @@
-// Typed access to the Rust core: the one module that calls into wasm. Every function here
+// Typed access to the Rust core's store module: the one module that calls into it (the export
+// verifier's module has its own, export-import/verifier.ts). Every function here
 // takes primitives its callers have already checked for type and size (see args.ts); the
 // core checks values and throws coded errors, rethrown as AttrmapError.
 import * as wasm from "../wasm/attrmap.js";
 import { FNV_OFFSET_BASIS } from "./constants.js";
-import { type AttrmapError, callCore, toAttrmapError } from "./errors.js";
+import { callCore } from "./errors.js";
 
 /** The largest piece of a byte array hashed in one crossing. */
 const HASH_PIECE = 1 << 20;
@@ -159,53 +160,4 @@ export function dropPlan(
 ): { retainedFrom: number; dropped: number; previous: number } {
   const out = callCore(() => wasm.dropPlan(log.book, log.latest, token, recordName));
   return { retainedFrom: out[0]!, dropped: out[1]!, previous: out[2]! };
-}
-
-/** The export verifier of the Rust core, one line a call (see docs/export-format.md); `free()` it after. */
-export class ExportChecker {
-  private readonly verifier = new wasm.ExportVerifier();
-
-  /** The error for a line that is not JSON or not a line of the format, to throw. */
-  badLine(reason: string, what: string): AttrmapError {
-    return toAttrmapError(this.verifier.badLine(reason, what)) as AttrmapError;
-  }
-
-  header(format: string, version: number): void {
-    callCore(() => this.verifier.header(format, version));
-  }
-
-  partitionedLayout(map: string, layoutVersion: number, partitionCount: number, keyRule: string): void {
-    callCore(() => this.verifier.partitionedLayout(map, layoutVersion, partitionCount, keyRule));
-  }
-
-  chunkedLayout(map: string, layoutVersion: number, segments: Float64Array): void {
-    callCore(() => this.verifier.chunkedLayout(map, layoutVersion, segments));
-  }
-
-  state(map: string, nextSequence: number, latest: string): void {
-    callCore(() => this.verifier.state(map, nextSequence, latest));
-  }
-
-  partition(map: string, instance: string, keys: Uint8Array, ends: Uint32Array): void {
-    callCore(() => this.verifier.partition(map, instance, keys, ends));
-  }
-
-  chunk(map: string, instance: string, sequences: Float64Array): void {
-    callCore(() => this.verifier.chunk(map, instance, sequences));
-  }
-
-  /** The first sequence the log being read keeps. */
-  retainedFrom(): number | undefined {
-    return this.verifier.retainedFrom();
-  }
-
-  /** After the last line: maps, instances and entries. */
-  finish(): { maps: number; instances: number; entries: number } {
-    const [maps, instances, entries] = callCore(() => this.verifier.finish());
-    return { maps: maps!, instances: instances!, entries: entries! };
-  }
-
-  free(): void {
-    this.verifier.free();
-  }
 }

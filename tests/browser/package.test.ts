@@ -34,6 +34,35 @@ test(`${ENGINE}: a page imports the package and passes every vector`, async () =
   await tab.close();
 });
 
+test(`${ENGINE}: the export verifier's wasm file is fetched at the first import, not with the entry`, async () => {
+  const tab = await openBlank();
+  const fetched = () =>
+    tab.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname.split("/").pop()));
+  const summary = await tab.evaluate(async (origin) => {
+    const core = await import(`${origin}/attrmap/dist/browser/index.js`);
+    const exportImport = await import(`${origin}/attrmap/dist/export-import/index.js`);
+    const store = core.openAttrmap({ name: "verifier-file" });
+    await (await store.partitionedMap("m")).upsert("k", 1);
+    const file = await exportImport.exportText(store);
+    (window as unknown as { started: () => Promise<unknown> }).started = () =>
+      exportImport.importData(core.openAttrmap({ name: "verifier-copy" }), file);
+    return file.split("\n").length;
+  }, env.server.origin);
+  assert.ok(summary > 2);
+  const before = await fetched(); // the verifier's glue comes with the entry; its module does not
+  assert.ok(!before.some((f) => f === "attrmap_verifier_bg.wasm" || f === "attrmap_verifier_inline.js"), before.join(", "));
+  assert.deepEqual(await tab.evaluate(() => (window as unknown as { started: () => Promise<unknown> }).started()), {
+    maps: 1,
+    instances: 1,
+    entries: 1,
+  });
+  const after = await fetched();
+  assert.ok(after.includes("attrmap_verifier_bg.wasm"), after.join(", "));
+  assert.ok(!after.includes("attrmap_verifier_inline.js"), after.join(", "));
+  assert.deepEqual(tab.errors, []);
+  await tab.close();
+});
+
 test(`${ENGINE}: a module worker imports the package and passes every vector`, async () => {
   const tab = await openBlank();
   const result = await tab.evaluate(
@@ -57,14 +86,14 @@ test(`${ENGINE}: a module worker imports the package and passes every vector`, a
 
 test(`${ENGINE}: a page imports the browser entry: the wasm file is fetched, the inlined module never loads`, async () => {
   const tab = await openBlank();
-  await passesVectorsInPage(tab, "browser/index.js");
+  await passesVectorsInPage(tab, "dist/browser/index.js");
   const loaded = await tab.evaluate(() =>
     performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname.replace(/^.*\/attrmap\//, "")),
   );
   assert.ok(loaded.includes("wasm/attrmap_bg.wasm"), loaded.join(", "));
-  assert.ok(loaded.includes("browser/init.js"), loaded.join(", "));
+  assert.ok(loaded.includes("dist/init-streaming.js"), loaded.join(", "));
   assert.deepEqual(
-    loaded.filter((path) => path.startsWith("dist/") || path === "wasm/attrmap_inline.js"),
+    loaded.filter((path) => ["dist/index.js", "dist/init.js", "wasm/attrmap_inline.js"].includes(path)),
     [],
     "nothing of the inlined entry",
   );

@@ -92,6 +92,9 @@ store.liveQuery((s) => s.partitionedMap("m")).subscribe(() => {});`;
   const exporting = await bundled(`${page}\nimport { exportText } from "attrmap/export-import";\nexportText(store);`);
   assert.ok(exporting.includes("dist/export-import/export-data.js"), exporting.join());
   assert.ok(!exporting.some((f) => f === "dist/init.js" || f === "wasm/attrmap_inline.js"), exporting.join());
+  // The export verifier's module is started by the first import, not loaded with the entry.
+  assert.ok(exporting.includes("dist/export-import/verifier.js"), exporting.join());
+  assert.ok(!exporting.some((f) => f.startsWith("wasm/attrmap_verifier_inline")), exporting.join());
 });
 
 test("the tarball ships the compiled package, the wasm inlined and as a file, not sources", () => {

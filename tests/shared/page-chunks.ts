@@ -9,7 +9,7 @@ export function loadedAtStart(metafile: Metafile): string[] {
   const load = (file: string) => {
     if (loaded.has(file)) return;
     loaded.add(file);
-    for (const i of outputs[file]!.imports) if (i.kind === "import-statement") load(i.path);
+    for (const i of outputs[file]!.imports) if (i.kind === "import-statement" && !i.external) load(i.path);
   };
   load(Object.keys(outputs).find((f) => outputs[f]!.entryPoint !== undefined)!);
   return [...loaded];

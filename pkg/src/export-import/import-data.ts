@@ -7,12 +7,12 @@
 import * as args from "../args.js";
 import { CURRENT } from "../constants.js";
 import { type Context, lockKey } from "../context.js";
-import * as core from "../core.js";
 import { CUSTOMER_PROFILES_MAP } from "../customer-directory.js";
 import { AttrmapError } from "../errors.js";
 import { withLocks } from "../locks.js";
 import { profileProblem, subscriberRecords } from "../records.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "../subscriber-archive.js";
+import { ExportChecker, verifierReady } from "./verifier.js";
 
 /** Map names under this prefix are an import's staging area: U+0000 first, which the core refuses in callers' map names. */
 const STAGING_PREFIX = "\u0000attrmap-import/";
@@ -117,6 +117,7 @@ export async function importData(ctx: Context, source: unknown, options: unknown
   const onProgress = progress === undefined ? undefined : args.func<(p: ImportProgress) => void>("options.onProgress", progress);
   const signal = args.signal("options.signal", args.field("options", o, "signal"));
   const input = lines(source);
+  await verifierReady();
   // One import at a time per database: it owns the staging area while it runs.
   return withLocks(ctx.locks, [{ key: lockKey(ctx, STAGING_PREFIX), mode: "exclusive" }], { signal }, async () => {
     await ctx.store.dropPrefix(STAGING_PREFIX, "removing what an interrupted import staged");
@@ -133,7 +134,7 @@ async function run(
   input: AsyncGenerator<string>,
   { replace, onProgress, signal }: { replace: boolean; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
 ): Promise<ImportSummary> {
-  const verifier = new core.ExportChecker();
+  const verifier = new ExportChecker();
   const existing = new Set(await ctx.store.mapNames());
   const plans: Plan[] = [];
   let batch: Array<readonly [string, string, unknown]> = [];

@@ -1,31 +1,13 @@
-//! The only module that knows JavaScript. Every argument is a primitive (a string, a number,
-//! a boolean, bytes or numbers in a typed array) that the TypeScript layer has already checked
-//! for type and size, so no caller object is read, and no caller code runs, while wasm frames
-//! are on the stack. Results are primitives too. Core errors become JS `Error`s carrying a
-//! stable `code`, which the TypeScript layer rethrows as `AttrmapError`.
+//! The store module's bindings: keys and partitions, page tokens, the chunked log, records.
 
 use std::cell::Cell;
 
-use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::chunk::Log;
 use crate::error::{Error, Result};
 use crate::layout::{whole_number, ChunkSize, KeyRule, PartitionCount, Segments, FIRST_LAYOUT_VERSION, MAX_SEQUENCE};
-use crate::{chunk, email, export, fnv, layout, partition, subscriber, token};
-
-/// The longest string (in UTF-16 code units) the TypeScript layer lets cross into wasm. Its
-/// UTF-8 copy needs up to three bytes a unit, so one crossing never asks for more than 12 MiB.
-pub const MAX_TEXT_LENGTH: u32 = 1 << 22;
-
-impl From<Error> for JsValue {
-    fn from(e: Error) -> JsValue {
-        let err = js_sys::Error::new(&e.message);
-        // Setting a data property on a fresh Error cannot fail.
-        let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
-        err.into()
-    }
-}
+use crate::{chunk, email, fnv, layout, partition, subscriber, token};
 
 // ---- keys and partitions ----------------------------------------------------------------
 
@@ -274,66 +256,4 @@ pub fn drop_plan(book: &[f64], latest: &str, page_token: &str, record_name: &str
 #[wasm_bindgen(js_name = checkSubscriberFields)]
 pub fn check_subscriber_fields(subscriber_id_len: f64, delivery_address_len: f64) -> Result<()> {
     subscriber::check_required(subscriber_id_len as usize, delivery_address_len as usize)
-}
-
-// ---- export files --------------------------------------------------------------------
-
-/// Checks an export line by line (see `export.rs`); each method is one line. The caller reads
-/// each line's JSON and passes what it found; call `free()` when done.
-#[wasm_bindgen(js_name = ExportVerifier)]
-#[derive(Default)]
-pub struct JsExportVerifier(export::Verifier);
-
-#[wasm_bindgen(js_class = ExportVerifier)]
-impl JsExportVerifier {
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> JsExportVerifier {
-        JsExportVerifier::default()
-    }
-
-    /// A line that is not JSON, or not a line of the format: the error for it, to throw.
-    #[wasm_bindgen(js_name = badLine)]
-    pub fn bad_line(&mut self, reason: &str, what: &str) -> JsValue {
-        self.0.bad_line(reason, what).into()
-    }
-
-    pub fn header(&mut self, format: &str, version: f64) -> Result<()> {
-        self.0.header(format, version)
-    }
-
-    #[wasm_bindgen(js_name = partitionedLayout)]
-    pub fn partitioned_layout(&mut self, map: &str, layout_version: f64, partition_count: f64, key_rule: &str) -> Result<()> {
-        self.0.partitioned_layout(map, layout_version, partition_count, key_rule)
-    }
-
-    #[wasm_bindgen(js_name = chunkedLayout)]
-    pub fn chunked_layout(&mut self, map: &str, layout_version: f64, segments: &[f64]) -> Result<()> {
-        self.0.chunked_layout(map, layout_version, segments)
-    }
-
-    pub fn state(&mut self, map: &str, next_sequence: f64, latest: &str) -> Result<()> {
-        self.0.state(map, next_sequence, latest)
-    }
-
-    /// A partition line: its keys' UTF-8 bytes one after another, `ends[i]` where key `i` ends.
-    pub fn partition(&mut self, map: &str, instance: &str, keys: &[u8], ends: &[u32]) -> Result<()> {
-        self.0.partition(map, instance, keys, ends)
-    }
-
-    /// A chunk line: its records' sequences, oldest first.
-    pub fn chunk(&mut self, map: &str, instance: &str, sequences: &[f64]) -> Result<()> {
-        self.0.chunk(map, instance, sequences)
-    }
-
-    /// The first sequence the log being read keeps, once its state is known.
-    #[wasm_bindgen(js_name = retainedFrom)]
-    pub fn retained_from(&self) -> Option<f64> {
-        self.0.retained_from().map(|s| s as f64)
-    }
-
-    /// After the last line: `[maps, instances, entries]`.
-    pub fn finish(&mut self) -> Result<Vec<f64>> {
-        let s = self.0.finish()?;
-        Ok(vec![s.maps as f64, s.instances as f64, s.entries as f64])
-    }
 }

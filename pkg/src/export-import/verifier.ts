@@ -1,0 +1,75 @@
+// The export verifier (docs/export-format.md): a second wasm module of the crate (its feature
+// `verifier`), so that a page loads it only when it imports. Only this module calls into it.
+import startVerifier, * as wasm from "../../wasm/attrmap_verifier.js";
+import { decodeBase64 } from "../base64.js";
+import { AttrmapError, callCore, toAttrmapError } from "../errors.js";
+import { wasmBeside } from "../wasm-file.js";
+
+let starting: Promise<void> | undefined;
+
+/**
+ * Starts the verifier's module, once, at the first import: the file beside the package,
+ * compiled as it streams, else the inlined copy, which bundlers make a chunk of its own
+ * (Node takes that path: its fetch reads no file: URLs). Where neither loads (offline with
+ * neither cached), the import fails with `storage_error` and a later one tries again.
+ */
+export function verifierReady(): Promise<void> {
+  starting ??= (async () => {
+    const found = await wasmBeside(new URL("../../wasm/attrmap_verifier_bg.wasm", import.meta.url));
+    const inlined = async () => decodeBase64((await import("../../wasm/attrmap_verifier_inline.js")).default);
+    await startVerifier({ module_or_path: found ?? (await inlined()) });
+  })().catch((e: unknown) => {
+    starting = undefined;
+    throw new AttrmapError("storage_error", `the export verifier's wasm module did not load: ${e}`, { cause: e });
+  });
+  return starting;
+}
+
+/** The export verifier of the Rust core, one line a call; made after `verifierReady()`, `free()` it after. */
+export class ExportChecker {
+  private readonly verifier = new wasm.ExportVerifier(); // after verifierReady()
+
+  /** The error for a line that is not JSON or not a line of the format, to throw. */
+  badLine(reason: string, what: string): AttrmapError {
+    return toAttrmapError(this.verifier.badLine(reason, what)) as AttrmapError;
+  }
+
+  header(format: string, version: number): void {
+    callCore(() => this.verifier.header(format, version));
+  }
+
+  partitionedLayout(map: string, layoutVersion: number, partitionCount: number, keyRule: string): void {
+    callCore(() => this.verifier.partitionedLayout(map, layoutVersion, partitionCount, keyRule));
+  }
+
+  chunkedLayout(map: string, layoutVersion: number, segments: Float64Array): void {
+    callCore(() => this.verifier.chunkedLayout(map, layoutVersion, segments));
+  }
+
+  state(map: string, nextSequence: number, latest: string): void {
+    callCore(() => this.verifier.state(map, nextSequence, latest));
+  }
+
+  partition(map: string, instance: string, keys: Uint8Array, ends: Uint32Array): void {
+    callCore(() => this.verifier.partition(map, instance, keys, ends));
+  }
+
+  chunk(map: string, instance: string, sequences: Float64Array): void {
+    callCore(() => this.verifier.chunk(map, instance, sequences));
+  }
+
+  /** The first sequence the log being read keeps. */
+  retainedFrom(): number | undefined {
+    return this.verifier.retainedFrom();
+  }
+
+  /** After the last line: maps, instances and entries. */
+  finish(): { maps: number; instances: number; entries: number } {
+    const [maps, instances, entries] = callCore(() => this.verifier.finish());
+    return { maps: maps!, instances: instances!, entries: entries! };
+  }
+
+  free(): void {
+    this.verifier.free();
+  }
+}

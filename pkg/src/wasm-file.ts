@@ -1,0 +1,24 @@
+// A wasm module's file beside the package, for the entries that fetch theirs (the browser
+// entry's store module, the export verifier's module) instead of decoding it from base64 text.
+
+/** The first bytes of every wasm module: "\0asm". */
+const MAGIC = [0x00, 0x61, 0x73, 0x6d];
+
+/**
+ * The module at `url`: its response when served as wasm (compiled as it streams), its bytes when
+ * served under another type, or undefined where the server answers with something else (then
+ * the caller uses its inlined copy). Dev servers that move the package do that: Vite's
+ * dependency pre-bundling puts it in node_modules/.vite/deps/, where the URL gets its index.html.
+ */
+export async function wasmBeside(url: URL): Promise<Response | Uint8Array | undefined> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch {
+    return undefined; // offline, a file: URL (Node), a CSP's connect-src
+  }
+  if (!response.ok) return undefined;
+  if (response.headers.get("content-type")?.split(";")[0]?.trim() === "application/wasm") return response;
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return MAGIC.every((b, i) => bytes[i] === b) ? bytes : undefined;
+}
