@@ -38,8 +38,10 @@ const row = (label: string, raw: number, gz: number) =>
 
 console.log(`${"size".padEnd(58)}        raw         gzip`);
 row("wasm: the store's module (wasm/attrmap_bg.wasm)", storeWasm.length, gzip(storeWasm));
+const verifierWasm = file("wasm/attrmap_verifier_bg.wasm");
+row("wasm: the export verifier's module, loaded at the first import", verifierWasm.length, gzip(verifierWasm));
 const verifierInline = file("wasm/attrmap_verifier_inline.js");
-row("wasm: the export verifier's module, inlined as base64", verifierInline.length, gzip(verifierInline));
+row("   the same inlined as base64 (where its file is not served)", verifierInline.length, gzip(verifierInline));
 
 // Each entry: alone for the two core entries, and what it adds to a page of "attrmap/browser" for the others.
 const browserEntry = await minified('export * from "attrmap/browser";');

@@ -19,7 +19,11 @@ const QUICK_START = /## Quick start\n[\s\S]*?```js\n([\s\S]*?)```/.exec(README)!
 
 const page = (script: string) =>
   `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>app</title>\n${script}\n`;
-/** An app whose main module runs `start` (the quick start, as a module of its own), then reads Alice back through `reader`. */
+/**
+ * An app whose main module runs `start` (the quick start, as a module of its own), then reads
+ * Alice back through `reader`, and imports an export of the database into another one (the
+ * export verifier's wasm module, which the first import loads, beside the store's).
+ */
 const newApp = (name: string, start: string, reader: string) =>
   appFolder(name, {
     "package.json": JSON.stringify({ name, private: true, type: "module" }),
@@ -27,8 +31,11 @@ const newApp = (name: string, start: string, reader: string) =>
     "src/quick-start.js": start,
     "src/main.js": `import "./quick-start.js";
 import { openAttrmap } from "${reader}";
+import { exportText, importData } from "attrmap/export-import";
 const alice = await (await openAttrmap().customerDirectory()).getProfile("alice@example.com");
 document.documentElement.dataset.alice = JSON.stringify(alice);
+const copied = await importData(openAttrmap({ name: "copy" }), await exportText(openAttrmap()));
+document.documentElement.dataset.imported = String(copied.entries);
 document.documentElement.dataset.ready = "true";
 `,
   });
@@ -41,8 +48,10 @@ after(() => {
   for (const app of Object.values(apps)) app.remove();
 });
 
+type Visit = { alice: Record<string, string>; imported: string | null; errors: string[]; wasm: string[] };
+
 /** What a page of the app did at `origin`: Alice as read back, page errors, and the wasm-related responses. */
-async function visit(origin: string): Promise<{ alice: Record<string, string>; errors: string[]; wasm: string[] }> {
+async function visit(origin: string): Promise<Visit> {
   const browser = await persistentContext();
   try {
     const tab = await newTab(browser.context);
@@ -55,7 +64,7 @@ async function visit(origin: string): Promise<{ alice: Record<string, string>; e
     const failed = () => tab.errors.some((e) => e.startsWith("pageerror"));
     await until("the app to be ready", async () => (await tab.getAttribute("html", "data-ready")) === "true" || failed());
     const alice = JSON.parse((await tab.getAttribute("html", "data-alice")) ?? "{}") as Record<string, string>;
-    return { alice, errors: tab.errors, wasm };
+    return { alice, imported: await tab.getAttribute("html", "data-imported"), errors: tab.errors, wasm };
   } finally {
     await browser.dispose();
   }
@@ -65,8 +74,8 @@ async function visit(origin: string): Promise<{ alice: Record<string, string>; e
  * The README says what the quick start saves: Alice, canonical email, gold. The one console
  * error allowed is the browser's own line for a wasm file a bundler did not copy (404).
  */
-function assertQuickStartRan(result: { alice: Record<string, string>; errors: string[]; wasm: string[] }, where: string) {
-  const missing = result.wasm.some((w) => /^attrmap_bg\.wasm 404/.test(w));
+function assertQuickStartRan(result: Visit, where: string) {
+  const missing = result.wasm.some((w) => /^attrmap(_verifier)?_bg\.wasm 404/.test(w));
   const notFound = "console: Failed to load resource: the server responded with a status of 404 (Not Found)";
   assert.deepEqual(
     result.errors.filter((e) => !(missing && e === notFound)),
@@ -78,6 +87,7 @@ function assertQuickStartRan(result: { alice: Record<string, string>; errors: st
     ["alice@example.com", "Alice", "gold"],
     `${where}: ${JSON.stringify(result)}`,
   );
+  assert.ok(Number(result.imported) >= 1, `${where}: the import: ${JSON.stringify(result)}`);
 }
 
 /** Serves the built folder `dir` and visits it. */
@@ -122,6 +132,11 @@ for (const [name, app] of Object.entries(apps)) {
     await run(process.execPath, [viteCli(8), "build", "--outDir", "out-vite", "--logLevel", "warn"], app.dir);
     const result = await visitBuild(join(app.dir, "out-vite"));
     assertQuickStartRan(result, "vite build");
+    // The verifier's wasm file is streamed at the import, whichever entry started the store.
+    assert.ok(
+      result.wasm.some((w) => /^attrmap_verifier_bg-.*\.wasm 200 application\/wasm$/.test(w)),
+      result.wasm.join(),
+    );
     if (streaming) {
       // The wasm file is streamed; the inlined module, a chunk of its own, is never fetched.
       assert.ok(
