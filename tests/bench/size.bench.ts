@@ -34,9 +34,9 @@ async function minified(source: string): Promise<Buffer> {
 const gzip = (bytes: Buffer) => gzipSync(bytes, { level: 9 }).length;
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const row = (label: string, raw: number, gz: number) =>
-  console.log(`${label.padEnd(58)} ${kib(raw).padStart(10)}   ${kib(gz).padStart(10)}`);
+  console.log(`${label.padEnd(62)} ${kib(raw).padStart(10)}   ${kib(gz).padStart(10)}`);
 
-console.log(`${"size".padEnd(58)}        raw         gzip`);
+console.log(`${"size".padEnd(62)}        raw         gzip`);
 row("wasm: the store's module (wasm/attrmap_bg.wasm)", storeWasm.length, gzip(storeWasm));
 const verifierWasm = file("wasm/attrmap_verifier_bg.wasm");
 row("wasm: the export verifier's module, loaded at the first import", verifierWasm.length, gzip(verifierWasm));
