@@ -1,6 +1,7 @@
 // The package in every engine: imported as an ES module by a page and by a module worker
 // (the inlined wasm compiles synchronously in both), and through its browser entry (the wasm
-// file fetched and compiled streaming), running every cross-SDK vector.
+// file fetched and compiled streaming), running every cross-SDK vector; and the export
+// verifier's module, loaded at the first import, in a page and in a module service worker.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ENGINE } from "./engines.js";
@@ -59,6 +60,39 @@ test(`${ENGINE}: the export verifier's wasm file is fetched at the first import,
   const after = await fetched();
   assert.ok(after.includes("attrmap_verifier_bg.wasm"), after.join(", "));
   assert.ok(!after.includes("attrmap_verifier_inline.js"), after.join(", "));
+  assert.deepEqual(tab.errors, []);
+  await tab.close();
+});
+
+// A service worker forbids top-level await and import(): the verifier's file must start there.
+const IMPORTING_SERVICE_WORKER = `
+import { openAttrmap } from "/attrmap/dist/index.js";
+import { exportText, importData } from "/attrmap/dist/export-import/index.js";
+self.addEventListener("message", (event) => {
+  const copy = async () => {
+    const source = openAttrmap({ name: "sw-source" });
+    await (await source.partitionedMap("m")).upsert("k", 1);
+    return { summary: await importData(openAttrmap({ name: "sw-copy" }), await exportText(source), { replace: true }) };
+  };
+  event.waitUntil(copy().catch((e) => ({ error: String(e) })).then((answer) => event.source.postMessage(answer)));
+});`;
+
+test(`${ENGINE}: a module service worker exports and imports (the verifier's module starts from its file there)`, async () => {
+  env.server.files.set("/importing-sw.js", { type: "text/javascript", body: IMPORTING_SERVICE_WORKER });
+  const tab = await openBlank();
+  const answer = await tab.evaluate(async () => {
+    const registration = await navigator.serviceWorker.register("/importing-sw.js", { type: "module", scope: "/importing/" });
+    const worker = (registration.installing ?? registration.waiting ?? registration.active)!;
+    await new Promise<void>((resolve) => {
+      if (worker.state === "activated") resolve();
+      else worker.addEventListener("statechange", () => worker.state === "activated" && resolve());
+    });
+    return new Promise<unknown>((resolve) => {
+      navigator.serviceWorker.onmessage = (e) => resolve(e.data);
+      worker.postMessage("copy");
+    });
+  });
+  assert.deepEqual(answer, { summary: { maps: 1, instances: 1, entries: 1 } });
   assert.deepEqual(tab.errors, []);
   await tab.close();
 });
