@@ -8,9 +8,9 @@ import { ENGINE } from "./engines.js";
 import { openPage, SHARED_PATH, useProfile } from "./harness.js";
 
 const env = useProfile();
-// WebKit clones a sparse array element by element: each write of the map's partition or the
-// log's chunk that holds the fuzz's `new Array(2 ** 30)` takes about 8 s there (under 20 ms in Chromium
-// and Firefox), so WebKit makes one round of every call instead of five.
+// WebKit clones and exports a sparse array hole by hole: once the store holds the fuzz's huge
+// sparse arrays, each later round's writes and exports take tens of seconds there (milliseconds
+// in Chromium and Firefox), so WebKit makes one round of every call instead of five.
 const ROUNDS = ENGINE === "webkit" ? 1 : 5;
 
 function check(report: FuzzReport): void {
