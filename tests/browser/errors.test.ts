@@ -1,7 +1,7 @@
 // The IndexedDB error codes, each provoked for real in Chromium: a transaction the browser
 // aborts, a connection closed under the store (retried once, then connection_closed), a
-// database another program left without attrmap's object stores, and the HTTP handler's
-// answers to lock waits.
+// database another program left without attrmap's object stores, the HTTP handler's answers
+// to lock waits, and an import whose export verifier module does not arrive.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
@@ -179,5 +179,33 @@ test('the HTTP handler: lock: "wait" queues and succeeds, a timed-out wait is 40
   });
   assert.deepEqual(waited, [200, JSON.stringify({ lock: "wait" })]);
   await holder.close();
+  await page.close();
+});
+
+test("an import whose verifier module cannot load is storage_error and changes nothing; the next import loads it", async () => {
+  const page = await openTab(env.context, env.server.origin);
+  // The verifier's module and its inlined copy, fetched at the first import, do not arrive.
+  const offline = /attrmap_verifier_(bg\.wasm|inline\.js)$/;
+  await page.route(offline, (route) => route.abort("internetdisconnected"));
+  const run = () =>
+    page.evaluate(async () => {
+      const { openAttrmap, exportText, importData } = window.attrmap;
+      const source = openAttrmap({ name: "offline-source" });
+      await (await source.partitionedMap<number>("m")).upsert("k", 1);
+      const target = openAttrmap({ name: "offline-target" });
+      const outcome = await importData(target, await exportText(source)).then(
+        (summary) => summary,
+        (e: { code?: string; message?: string }) => `${e.code}: ${e.message}`,
+      );
+      return { outcome, target: await exportText(target) };
+    });
+  const header = '{"format":"attrmap-export","version":1}\n'; // docs/export-format.md: a database with no maps
+  const refused = await run();
+  assert.match(String(refused.outcome), /^storage_error: the export verifier's wasm module did not load/);
+  assert.equal(refused.target, header);
+  await page.unroute(offline);
+  const imported = await run();
+  assert.deepEqual(imported.outcome, { maps: 1, instances: 1, entries: 1 });
+  assert.notEqual(imported.target, header);
   await page.close();
 });
