@@ -1,7 +1,7 @@
-// Typed access to the Rust core's store module: the one module that calls into it (the export
-// verifier's module has its own, export-import/verifier.ts). Every function here
-// takes primitives its callers have already checked for type and size (see args.ts); the
-// core checks values and throws coded errors, rethrown as AttrmapError.
+// Typed access to the Rust core's store module, and the one module that calls into it (the
+// export verifier's module has its own, export-import/verifier.ts). Every function here takes
+// primitives its callers have already checked for type and size (see args.ts); the core checks
+// values and throws coded errors, rethrown as AttrmapError.
 import * as wasm from "../wasm/attrmap.js";
 import { FNV_OFFSET_BASIS } from "./constants.js";
 import { callCore } from "./errors.js";

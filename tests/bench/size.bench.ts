@@ -33,6 +33,7 @@ async function minified(source: string): Promise<Buffer> {
 
 const gzip = (bytes: Buffer) => gzipSync(bytes, { level: 9 }).length;
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+const sizes = (bytes: Buffer): [number, number] => [bytes.length, gzip(bytes)];
 const row = (label: string, raw: number, gz: number) =>
   console.log(`${label.padEnd(62)} ${kib(raw).padStart(10)}   ${kib(gz).padStart(10)}`);
 
@@ -50,10 +51,6 @@ row('entry "attrmap/browser" (+ wasm file)', browserEntry.length + storeWasm.len
 for (const entry of ["export-import", "dex", "http", "react"]) {
   const both = await minified(`export * from "attrmap/browser"; export * from "attrmap/${entry}";`);
   row(`entry "attrmap/${entry}", added to "attrmap/browser"`, both.length - browserEntry.length, gzip(both) - gzip(browserEntry));
-}
-
-function sizes(bytes: Buffer): [number, number] {
-  return [bytes.length, gzip(bytes)];
 }
 
 // The two pages of the page-weight goal: maps, logs, the directory, the archive, live queries and

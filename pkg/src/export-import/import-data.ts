@@ -107,7 +107,7 @@ function keyBytes(keys: string[]): { bytes: Uint8Array; ends: Uint32Array } {
 }
 
 /** @internal Imports an export into `ctx`'s database; see ImportOptions. */
-export async function importData(ctx: Context, source: unknown, options: unknown): Promise<ImportSummary> {
+export async function importInto(ctx: Context, source: unknown, options: unknown): Promise<ImportSummary> {
   const o = args.options("options", options);
   const replace =
     args.field("options", o, "replace") === undefined

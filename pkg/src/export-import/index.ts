@@ -3,7 +3,7 @@
 // imports loads none of it, nor the export verifier's wasm module.
 import { type Attrmap, contextOf } from "../attrmap.js";
 import { type ExportOptions, type ExportWholeOptions, exportParts, exportStream } from "./export-data.js";
-import { type ImportOptions, type ImportSummary, importData as importInto } from "./import-data.js";
+import { type ImportOptions, type ImportSummary, importInto } from "./import-data.js";
 
 export type { ExportOptions, ExportProgress, ExportWholeOptions } from "./export-data.js";
 export type { ImportOptions, ImportProgress, ImportSummary } from "./import-data.js";
