@@ -2,8 +2,8 @@
 //! `cargo test`, and compiled to wasm under wasm-bindgen-test in Node and Chromium.
 
 use attrmap::{
-    archive_chunk_token, archive_chunk_token_of_decimal, email_partition, fnv1a32, page_not_found, parse_token_digits,
-    validate_page_token, ChunkSize, Log, LogState, PageToken, PartitionCount, Segment, Segments,
+    archive_chunk_token, archive_chunk_token_of_decimal, email_partition, fnv1a32, page_not_found, parse_token_digits, place_key,
+    validate_page_token, ChunkSize, KeyRule, Log, LogState, PageToken, PartitionCount, Segment, Segments,
 };
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -13,6 +13,8 @@ const EMAIL: &str = include_str!("conformance/email.json");
 const TOKENS: &str = include_str!("conformance/page-token.json");
 const SEGMENTED: &str = include_str!("conformance/segmented-log.json");
 const FORMATTING: &str = include_str!("conformance/formatting.json");
+const PARTITION: &str = include_str!("conformance/partition.json");
+const APPEND: &str = include_str!("conformance/append.json");
 
 fn cases(text: &str, key: &str) -> Vec<Value> {
     let doc: Value = serde_json::from_str(text).expect("vector file is JSON");
@@ -172,11 +174,7 @@ fn segmented_page_vectors() {
     assert!(all.len() >= 12);
     for case in all {
         let id = &case["id"];
-        let state = LogState {
-            next_sequence: case["state"]["nextSequence"].as_u64().unwrap(),
-            latest_archived_chunk_token: s(&case["state"]["latestArchivedChunkToken"]).to_string(),
-        };
-        let log = Log::checked(segments(&case), state, case["retainedFrom"].as_u64().unwrap()).unwrap();
+        let log = Log::checked(segments(&case), log_state(&case), case["retainedFrom"].as_u64().unwrap()).unwrap();
         let first = match validate_page_token(s(&case["token"]), &log.segments).unwrap() {
             PageToken::Current => log.current_first(),
             PageToken::Archived(_) => {
@@ -185,6 +183,58 @@ fn segmented_page_vectors() {
         };
         assert_eq!(first, case["expect"]["firstSequence"].as_u64().unwrap(), "{id}");
         assert_eq!(log.older_token(first), s(&case["expect"]["nextPageToken"]), "{id}");
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn key_partition_vectors() {
+    let all = cases(PARTITION, "cases");
+    assert!(all.len() >= 100);
+    for case in all {
+        let id = &case["id"];
+        let rule = KeyRule::from_name(s(&case["rule"]), false).unwrap();
+        let count = PartitionCount::new(case["partitionCount"].as_u64().unwrap() as u32).unwrap();
+        let expect = &case["expect"];
+        match place_key(s(&case["key"]), &rule, count) {
+            Ok(p) => {
+                assert_eq!(u64::from(p.hash), expect["hash"].as_u64().unwrap(), "{id}");
+                assert_eq!(u64::from(p.index), expect["partitionIndex"].as_u64().unwrap(), "{id}");
+                assert_eq!(count.name_of(p.index), s(&expect["partitionName"]), "{id}");
+            }
+            Err(e) => assert_eq!(Some(e.message.as_str()), expect["error"].as_str(), "{id}"),
+        }
+    }
+}
+
+fn log_state(case: &Value) -> LogState {
+    LogState {
+        next_sequence: case["state"]["nextSequence"].as_u64().unwrap(),
+        latest_archived_chunk_token: s(&case["state"]["latestArchivedChunkToken"]).to_string(),
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn append_plan_vectors() {
+    let all = cases(APPEND, "cases");
+    assert!(all.len() >= 15);
+    for case in all {
+        let id = &case["id"];
+        let expect = &case["expect"];
+        let log = Log::checked(segments(&case), log_state(&case), 1).unwrap();
+        match log.plan_append(case["currentLength"].as_u64().unwrap(), case["count"].as_u64().unwrap()) {
+            Ok(plan) => {
+                let tokens: Vec<String> = plan.archived().map(|c| archive_chunk_token(u128::from(c.first)).unwrap()).collect();
+                let expected: Vec<&str> = expect["archivedTokens"].as_array().unwrap().iter().map(s).collect();
+                assert_eq!(tokens, expected, "{id}");
+                assert_eq!(plan.first_sequence, expect["firstSequence"].as_u64().unwrap(), "{id}");
+                assert_eq!(plan.state, log_state(expect), "{id}");
+                let after = Log::checked(log.segments.clone(), plan.state, 1).unwrap();
+                assert_eq!(after.current_len(), expect["currentLength"].as_u64().unwrap(), "{id}");
+            }
+            Err(e) => assert_eq!(Some(e.code.as_str()), expect["error"].as_str(), "{id}"),
+        }
     }
 }
 

@@ -138,8 +138,8 @@ def arabic_digits(text: str) -> str:
     return "".join(ARABIC_INDIC.get(c, c) for c in text)
 
 
-def java_locale_mark(actual):
-    return mark("java", "locale-digits", "run", "String.format writes the locale's digits (Arabic-Indic under ar-EG); "
+def java_locale_mark(actual, evidence="run"):
+    return mark("java", "locale-digits", evidence, "String.format writes the locale's digits (Arabic-Indic under ar-EG); "
                 "its own token check then refuses the tokens it wrote", actual, when=JAVA_LOCALE)
 
 
@@ -627,6 +627,114 @@ def seg_cases():
 
 
 
+# --- Keys under other partition counts: the exact rule (any string) and the email rule
+def partition_name(index: int, count: int) -> str:
+    return f"partition-{index:0{len(str(count - 1))}d}"
+
+
+def partition_cases():
+    keys = {
+        "exact": ["alice@example.com", "Alice@Example.COM", "", "__proto__", "constructor", "caf\u00e9", "\U0001F600",
+                  "a\u0000b", " padded ", "x" * 1000],
+        "email": [" Alice@Example.COM ", "bob@example.com", "\u000bcarol@example.net", "support+west@example.org"],
+    }
+    counts = [1, 2, 7, 10, 16, 100, 1000, 1024, 4096, 65536, 4294967295]
+    cases = []
+    for rule, rule_keys in keys.items():
+        for k, key in enumerate(rule_keys):
+            canonical_key = canonical(key) if rule == "email" else key
+            h = fnv1a32(canonical_key.encode("utf-8"))
+            for count in counts:
+                name = partition_name(h % count, count)
+                # The SDKs' own functions, read rather than run under these counts: Rust's trim and Java's format.
+                marks = [java_locale_mark({"partitionName": arabic_digits(name)}, evidence="read")]
+                if rule == "email" and "\x0b" in key:
+                    h_vt = fnv1a32(canonical(key, WHITESPACE.replace("\x0b", "")).encode("ascii"))
+                    actual = {"hash": h_vt, "partitionIndex": h_vt % count, "partitionName": partition_name(h_vt % count, count)}
+                    marks.insert(0, mark("rust", "vertical-tab", "read", "trims with a whitespace set that leaves out 0x0B",
+                                         actual))
+                cases.append({
+                    "id": f"{rule}-{k}-of-{count}", "rule": rule, "key": key, "partitionCount": count,
+                    "expect": {"hash": h, "partitionIndex": h % count, "partitionName": name},
+                    "source": "python-reference", "divergences": marks,
+                })
+    cases.append({"id": "email-not-ascii-of-7", "rule": "email", "key": "caf\u00e9@example.com", "partitionCount": 7,
+                  "expect": {"error": NOT_ASCII}, "source": "python-reference"})
+    return {
+        "name": "partition",
+        "description": "Keys placed under partition counts other than 1000. Rule exact: the key as given, hashed as its "
+        "UTF-8 bytes; rule email: the email rule of email.json first. Partition index = hash mod partitionCount; the name "
+        "is partition- and the index zero-padded to the width of the largest index (partitionCount - 1).",
+        "cases": cases,
+    }
+
+
+# --- Appends at a rollover: which chunks an append archives, under which tokens
+MAX_SEQUENCE = 2**53 - 1
+
+
+def append_plan(segments, next_sequence: int, latest: str, count: int):
+    """The writes of appending `count` records: every full chunk a later record pushes out of current is archived."""
+    size = segments[-1][1]  # appends always land in the last segment
+    first = seg_current_first(segments, next_sequence)
+    end = next_sequence + count  # the next sequence after the append
+    if end - 1 > MAX_SEQUENCE:
+        return None
+    archived = []
+    while end - first > size:
+        archived.append(f"{first:020d}")
+        first += size
+    state = {"nextSequence": end, "latestArchivedChunkToken": archived[-1] if archived else latest}
+    return {"firstSequence": next_sequence, "archivedTokens": archived, "state": state, "currentLength": end - first}
+
+
+def append_cases():
+    cases = []
+
+    def add(case_id, segments, next_sequence, count, note=None):
+        latest = seg_older(segments, 1, seg_current_first(segments, next_sequence))
+        plan = append_plan(segments, next_sequence, latest, count)
+        case = {"id": case_id, "segments": [{"fromSequence": f, "chunkSize": c} for f, c in segments],
+                "state": {"nextSequence": next_sequence, "latestArchivedChunkToken": latest},
+                "currentLength": next_sequence - seg_current_first(segments, next_sequence), "count": count,
+                "expect": plan if plan else {"error": "sequence_exhausted"}, "source": "python-reference"}
+        if note:
+            case["note"] = note
+        cases.append(case)
+
+    one = [(1, 100)]
+    add("empty-one", one, 1, 1)
+    add("empty-100-fills-current", one, 1, 100, "After exactly 100 appends there is no archive yet (SPEC.md).")
+    add("empty-101-archives-one", one, 1, 101)
+    add("spec-example-250", one, 1, 250, "SPEC.md's worked example: current holds 201..250, next 101.")
+    add("full-current-then-one", one, 101, 1, "current holds 1..100: the append archives it under 1.")
+    add("half-current-then-50", one, 51, 50)
+    add("half-current-then-51", one, 51, 51)
+    add("full-current-then-201", one, 101, 201)
+    add("after-archives-then-one", one, 251, 1)
+    add("chunk-size-one", [(1, 1)], 1, 5, "Chunks of one record: every record but the newest is archived.")
+    add("chunk-size-one-full", [(1, 1)], 2, 1)
+    changed = [(1, 10), (26, 3)]
+    add("after-change-current-empty", changed, 26, 1, "A size change archived current: current starts at 26, empty.")
+    add("after-change-seven", changed, 26, 7)
+    add("after-change-full-current", changed, 32, 1)
+    add("three-segments", [(1, 100), (251, 50), (401, 7)], 420, 30)
+    big = [(1, 3), (9007199254740901, 100)]
+    add("to-the-last-safe-sequence", big, 9007199254740901, 91, "The last record gets 2^53 - 1.")
+    add("past-the-last-safe-sequence", big, 9007199254740901, 92, "Would give a record 2^53: refused whole.")
+    add("last-safe-sequence-full", [(1, 1)], MAX_SEQUENCE, 1, "Sequence 2^53 - 1 itself is still given.")
+    add("past-the-last-safe-sequence-by-one", [(1, 1)], MAX_SEQUENCE + 1, 1, "The log already gave 2^53 - 1.")
+    return {
+        "name": "append",
+        "description": "Appends at a chunk rollover: a log (segments, state, and the currentLength records its current "
+        "chunk holds, which follow from them) takes count records in one append. expect: the first new sequence, the "
+        "tokens of the chunks the append archives (oldest first: every full chunk that a later record pushes out of "
+        "current), the new state and how many records current then holds; or an error code when a sequence would pass "
+        "2^53 - 1 (the append is refused whole).",
+        "cases": cases,
+    }
+
+
 # --- Export files: a valid export, and variants that each break one rule on a known line
 def dumps(value) -> str:
     """One JSON line as attrmap writes it: no spaces, non-ASCII as is, object keys in the order given."""
@@ -803,7 +911,8 @@ def export_index():
     }
 
 FILES = {"fnv1a32.json": fnv_cases, "email.json": email_cases, "page-token.json": token_cases, "segmented-log.json": seg_cases,
-         "formatting.json": formatting_cases, "export.json": export_index, "divergences.json": lambda: {
+         "formatting.json": formatting_cases, "partition.json": partition_cases, "append.json": append_cases,
+         "export.json": export_index, "divergences.json": lambda: {
              "name": "divergences",
              "description": "The reference SDKs and the classes of case where they depart from the contract. A case's "
              "divergences list has one mark per SDK that departs: {sdk, class, evidence (run, read or range), how, "
