@@ -86,15 +86,18 @@ $(GLUE) $(INLINE) &: $(MODULES) scripts/inline-wasm.mjs pkg/node_modules/.packag
 # One set of modules for every entry: "attrmap" (dist/index.js) starts the wasm from the inlined
 # module (Node, workers, service workers), "attrmap/browser" (dist/browser/index.js) fetches
 # wasm/attrmap_bg.wasm and compiles it streaming (pages, bundlers).
-$(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts pkg/src/*/*.ts) pkg/tsconfig.json
+# The conformance runner (pkg/src/conformance, bin attrmap-conformance) is Node-only: its own tsconfig.
+$(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts pkg/src/*/*.ts) pkg/tsconfig.json pkg/tsconfig.conformance.json
 	rm -rf pkg/dist
-	cd pkg && node_modules/.bin/tsc -p tsconfig.json
+	cd pkg && node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tsconfig.conformance.json
 
 build: $(DIST)
 
 # The registry page shows the README, so it ships, with the licences and the docs it links:
-# npm's prepack in pkg/ (scripts/package-docs.mjs) copies them, so `npm pack` there is complete too.
-PACKAGE_DOCS := README.md BENCHMARKS.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE $(wildcard docs/*.md)
+# npm's prepack in pkg/ (scripts/package-docs.mjs) copies them and the conformance vectors, so
+# `npm pack` there is complete too.
+PACKAGE_DOCS := README.md BENCHMARKS.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE $(wildcard docs/*.md) \
+                $(wildcard tests/conformance/*.json tests/conformance/export/*.ndjson)
 
 $(TARBALL): $(DIST) pkg/package.json scripts/package-docs.mjs $(PACKAGE_DOCS)
 	mkdir -p build

@@ -1,6 +1,7 @@
 // npm's `prepack` in pkg/: copies the README, the changelog, the benchmarks, the licences and
 // docs/ from the repository root into the package, so that `npm pack` there (or `make pack`)
-// gives the whole package the registry page and the README's links need.
+// gives the whole package the registry page and the README's links need; and the conformance
+// vectors (tests/conformance: the JSON files and export/), which attrmap-conformance reads.
 import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,3 +17,7 @@ mkdirSync(join(pkg, "docs"));
 for (const page of readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"))) {
   cpSync(join(root, "docs", page), join(pkg, "docs", page));
 }
+// The vectors as they are now, without the generator that writes them.
+rmSync(join(pkg, "vectors"), { recursive: true, force: true });
+const vectors = join(root, "tests", "conformance");
+cpSync(vectors, join(pkg, "vectors"), { recursive: true, filter: (f) => !/\.(py|md)$|__pycache__/.test(f) });

@@ -1,0 +1,78 @@
+// Whether a testee's answer is what a case expects: the contract's answer, or one reference
+// SDK's marked departure from it.
+import type { Case, Expected, Mark } from "./cases.js";
+
+/** A testee's answer to one request (docs/conformance.md, "Protocol"). */
+export type Answer = { result: unknown } | { error: string } | { unsupported: true };
+
+/** What became of one case. */
+export type Verdict =
+  | { kind: "passed"; fixed?: Mark }
+  | { kind: "failed"; got: string; mark?: Mark }
+  | { kind: "known"; mark: Mark; got: string }
+  | { kind: "skipped" };
+
+/** Equal as JSON values: numbers by value, objects whatever their key order. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null || Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const bo = b as Record<string, unknown>;
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(bo, k) && sameJson((a as Record<string, unknown>)[k], bo[k]));
+}
+
+/** An HTTP answer's media type without its parameters (`application/json; charset=utf-8`). */
+function normalized(op: string, result: unknown): unknown {
+  if (op !== "httpRequest" || typeof result !== "object" || result === null) return result;
+  const r = result as Record<string, unknown>;
+  const type = typeof r.contentType === "string" ? r.contentType.split(";")[0]?.trim().toLowerCase() : r.contentType;
+  return { ...r, contentType: type };
+}
+
+/** Whether `answer` is `expected`. */
+export function matches(op: string, expected: Expected, answer: Answer): boolean {
+  if ("result" in expected) return "result" in answer && sameJson(expected.result, normalized(op, answer.result));
+  if (!("error" in answer)) return false;
+  if ("error" in expected) return answer.error === expected.error;
+  if ("anyError" in expected) return true;
+  if ("errorPrefix" in expected) return answer.error.startsWith(expected.errorPrefix);
+  const { line, reason } = expected.exportError;
+  return answer.error.startsWith(`line ${line}: `) && answer.error.includes(`(${reason})`);
+}
+
+/** The answer as the report prints it. */
+export function describeAnswer(answer: Answer): string {
+  if ("unsupported" in answer) return "unsupported";
+  return "error" in answer ? `error ${JSON.stringify(answer.error)}` : `result ${JSON.stringify(answer.result)}`;
+}
+
+/** The expectation as the report prints it. */
+export function describeExpected(expected: Expected): string {
+  if ("result" in expected) return `result ${JSON.stringify(expected.result)}`;
+  if ("error" in expected) return `error ${JSON.stringify(expected.error)}`;
+  if ("anyError" in expected) return `an error (any message; attrmap's code is ${expected.anyError})`;
+  if ("errorPrefix" in expected) return `an error starting ${JSON.stringify(expected.errorPrefix)}`;
+  return `an error starting "line ${expected.exportError.line}: " naming (${expected.exportError.reason})`;
+}
+
+/**
+ * The verdict on `answer` to `c`. With `sdk`, a failure that one of that SDK's marks predicts
+ * (its answer, or any answer when the SDK cannot take the input) is a known divergence, and
+ * a pass on a case marked for it is reported as possibly fixed.
+ */
+export function judge(c: Case, answer: Answer, sdk: string | undefined): Verdict {
+  if ("unsupported" in answer) return { kind: "skipped" };
+  const mine = c.marks.filter((m) => m.sdk === sdk);
+  if (matches(c.op, c.expected, answer)) {
+    const fixed = mine.find((m) => m.when === undefined) ?? mine[0];
+    return fixed ? { kind: "passed", fixed } : { kind: "passed" };
+  }
+  const got = describeAnswer(answer);
+  const known = mine.find((m) => m.expected === undefined || matches(c.op, m.expected, answer));
+  if (known) return { kind: "known", mark: known, got };
+  // Without --sdk, or when the answer is neither, say which SDK the case is marked for.
+  const predicted = c.marks.find((m) => m.expected !== undefined && matches(c.op, m.expected, answer));
+  return predicted ? { kind: "failed", got, mark: predicted } : { kind: "failed", got };
+}

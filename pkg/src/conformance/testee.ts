@@ -1,0 +1,156 @@
+// A testee program driven over its standard input and output: one JSON request a line, one
+// JSON answer a line, one request at a time. Whatever goes wrong (it cannot start, exits,
+// hangs, prints something that is not an answer, answers another request) comes back as a
+// fault for the request asked, and the program is stopped so the next request finds a fresh one.
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { Answer } from "./judge.js";
+
+/** One line the runner sends. */
+export interface Request {
+  id: number;
+  op: string;
+  input: unknown;
+}
+
+/** What went wrong with one request, in the report's words. */
+export interface Fault {
+  fault: string;
+}
+
+const STDERR_LINES = 20;
+
+/** The last lines the testee wrote to standard error, for a report of its exit. */
+class Tail {
+  private lines: string[] = [];
+  push(line: string) {
+    this.lines.push(line);
+    if (this.lines.length > STDERR_LINES) this.lines.shift();
+  }
+  text(): string {
+    return this.lines.length ? `; its standard error ended:\n    ${this.lines.join("\n    ")}` : "";
+  }
+}
+
+/** Parses one answer line for request `id`: the answer, or why it is not one. */
+export function parseAnswer(line: string, id: number): Answer | Fault {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { fault: `printed a line that is not JSON: ${clip(line)}` };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { fault: `printed a line that is not a JSON object: ${clip(line)}` };
+  const a = value as Record<string, unknown>;
+  if (a.id !== id) return { fault: `answered id ${clip(JSON.stringify(a.id) ?? "(none)")} while request ${id} was asked` };
+  const kinds = ["result", "error", "unsupported"].filter((k) => Object.hasOwn(a, k));
+  if (kinds.length !== 1)
+    return { fault: `answered with ${kinds.length ? kinds.join(" and ") : "none"} of result, error, unsupported: ${clip(line)}` };
+  if ("error" in a && typeof a.error !== "string") return { fault: `answered an error that is not a string: ${clip(line)}` };
+  if ("unsupported" in a && a.unsupported !== true) return { fault: `answered unsupported that is not true: ${clip(line)}` };
+  if ("result" in a) return { result: a.result };
+  return "error" in a ? { error: a.error as string } : { unsupported: true };
+}
+
+/**
+ * JSON in ASCII: every character past U+007E written `\\uXXXX`, so that no reader splits a
+ * request at U+2028 or mistakes its encoding (a lone surrogate stays one escape).
+ */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+export function clip(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
+}
+
+/** One start of the program: what it printed and how it ended, kept apart from the next start's. */
+interface Run {
+  child: ChildProcessWithoutNullStreams;
+  lines: string[];
+  exited?: string;
+  stderr: Tail;
+  wake?: () => void;
+}
+
+/** The testee program, started when first asked and again after each fault. */
+export class ProcessTestee {
+  private run: Run | undefined;
+
+  constructor(
+    private readonly command: string,
+    private readonly args: readonly string[],
+  ) {}
+
+  private start(): Run {
+    const child = spawn(this.command, this.args, { stdio: ["pipe", "pipe", "pipe"] });
+    const run: Run = { child, lines: [], stderr: new Tail() };
+    const ended = (why: string) => {
+      run.exited ??= why;
+      run.wake?.();
+    };
+    // Lines end at "\n" only: readline would also end one at U+2028, which a JSON string may hold.
+    let partial = "";
+    child.stdout.setEncoding("utf8").on("data", (text: string) => {
+      const lines = (partial + text).split("\n");
+      partial = lines.pop() ?? "";
+      run.lines.push(...lines.map((l) => l.replace(/\r$/, "")));
+      run.wake?.();
+    });
+    createInterface({ input: child.stderr }).on("line", (line) => run.stderr.push(line));
+    child.on("error", (e) => ended(`could not be started: ${e.message}`));
+    // "close", not "exit": it comes after the last line the program printed has been read.
+    child.on("close", (code, signal) => ended(signal ? `was ended by ${signal}` : `exited with status ${code}`));
+    // A testee that exits before reading everything closes the pipe: its exit is the report.
+    child.stdin.on("error", () => {});
+    this.run = run;
+    return run;
+  }
+
+  /** Sends `request` and waits at most `timeoutMs` for its answer. */
+  async call(request: Request, timeoutMs: number): Promise<Answer | Fault> {
+    const run = this.run ?? this.start();
+    run.child.stdin.write(`${asciiJson(request)}\n`);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const line = run.lines.shift();
+      if (line !== undefined) {
+        if (line.trim() === "") continue;
+        const answer = parseAnswer(line, request.id);
+        if ("fault" in answer) await this.stop();
+        return answer;
+      }
+      if (run.exited !== undefined) {
+        this.run = undefined;
+        return { fault: `${run.exited} before answering${run.stderr.text()}` };
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        await this.stop();
+        return { fault: `gave no answer within ${timeoutMs} ms (stopped; the next request starts it again)` };
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        run.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      run.wake = undefined;
+    }
+  }
+
+  /** Ends the program: its standard input closed, then SIGKILL if it is still there after a moment. */
+  async stop(): Promise<void> {
+    const run = this.run;
+    this.run = undefined;
+    if (!run || run.exited !== undefined) return;
+    const child = run.child;
+    const gone = new Promise<void>((resolve) => child.once("close", () => resolve()));
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 500);
+    await gone;
+    clearTimeout(timer);
+  }
+}
