@@ -17,7 +17,8 @@ mkdirSync(join(pkg, "docs"));
 for (const page of readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"))) {
   cpSync(join(root, "docs", page), join(pkg, "docs", page));
 }
-// The vectors as they are now, without the generator that writes them.
+// The vectors as they are now: the JSON files and export/, not the generator nor the testees beside them.
 rmSync(join(pkg, "vectors"), { recursive: true, force: true });
 const vectors = join(root, "tests", "conformance");
-cpSync(vectors, join(pkg, "vectors"), { recursive: true, filter: (f) => !/\.(py|md)$|__pycache__/.test(f) });
+const isVectors = (f) => f === vectors || f === join(vectors, "export") || /\.(json|ndjson)$/.test(f);
+cpSync(vectors, join(pkg, "vectors"), { recursive: true, filter: isVectors });

@@ -121,6 +121,34 @@ test("the tarball ships the compiled package, the wasm inlined and as a file, no
   assert.ok(!files.some((f) => f.startsWith("./src/") || f.endsWith(".rs")), files.join(", "));
 });
 
+test("the package ships the conformance runner as a bin, with the repository's vectors as they are", () => {
+  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  assert.deepEqual(manifest.bin, { "attrmap-conformance": "./dist/conformance/cli.js" });
+  assert.match(readFileSync(join(pkgDir, "dist/conformance/cli.js"), "utf8"), /^#!\/usr\/bin\/env node\n/);
+  const vectorsDir = join(import.meta.dirname, "../conformance");
+  const list = (dir: string) =>
+    execFileSync("find", [".", "-type", "f", "(", "-name", "*.json", "-o", "-name", "*.ndjson", ")"], {
+      cwd: dir,
+      encoding: "utf8",
+    })
+      .split("\n")
+      .filter(Boolean)
+      .sort();
+  const files = list(vectorsDir);
+  assert.ok(files.length >= 25, files.join(", "));
+  assert.deepEqual(list(join(pkgDir, "vectors")), files);
+  for (const f of files)
+    assert.equal(readFileSync(join(pkgDir, "vectors", f), "utf8"), readFileSync(join(vectorsDir, f), "utf8"), f);
+  // Only the vectors: not the generator, nor the testees of this repository.
+  assert.deepEqual(
+    execFileSync("find", [".", "-type", "f", "!", "-name", "*.json", "!", "-name", "*.ndjson"], {
+      cwd: join(pkgDir, "vectors"),
+      encoding: "utf8",
+    }),
+    "",
+  );
+});
+
 test("npm pack in pkg/ gives the same files as the tarball the tests install", () => {
   const listed = JSON.parse(
     execFileSync("npm", ["pack", "--dry-run", "--json", "--silent"], {

@@ -1,0 +1,35 @@
+// A testee that misbehaves on purpose, for the runner's tests: it passes each request to a
+// real testee (the command after --) and its answer back, except where MODE says otherwise.
+//   node misbehaving.mjs MODE -- COMMAND [ARGS...]
+// MODE: wrong-archive-token=FIRST (answers that archive token one too low), crash-at=ID,
+// hang-at=ID, garbage-at=ID, wrong-id-at=ID, silent (never answers), slow=MS (each answer late).
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+const [mode = "", sep, command, ...args] = process.argv.slice(2);
+if (sep !== "--" || !command) throw new Error("usage: misbehaving.mjs MODE -- COMMAND [ARGS...]");
+const [what, value = ""] = mode.split("=");
+const at = Number(value);
+
+const real = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const waiting = [];
+createInterface({ input: real.stdout }).on("line", (line) => waiting.shift()?.(line));
+const ask = (line) => new Promise((resolve) => waiting.push(resolve) && real.stdin.write(`${line}\n`));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const request = JSON.parse(line);
+  if (what === "silent" || (what === "hang-at" && request.id === at)) continue;
+  if (what === "crash-at" && request.id === at) {
+    process.stderr.write(`misbehaving: crashing at request ${at}\n`);
+    process.exit(3);
+  }
+  let answer = await ask(line);
+  if (what === "slow") await sleep(at);
+  if (what === "garbage-at" && request.id === at) answer = "this is not JSON";
+  if (what === "wrong-id-at" && request.id === at) answer = JSON.stringify({ ...JSON.parse(answer), id: at + 1000 });
+  if (what === "wrong-archive-token" && request.op === "archiveToken" && request.input.firstSequence === value)
+    answer = JSON.stringify({ id: request.id, result: (BigInt(value) - 1n).toString().padStart(20, "0") });
+  process.stdout.write(`${answer}\n`);
+}
+real.stdin.end();

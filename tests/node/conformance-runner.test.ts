@@ -1,0 +1,278 @@
+// attrmap-conformance, the package's bin, against the three testees of this repository (the
+// crate natively, the npm package, the Python reference), a testee with one SDK's known
+// departure, and testees that go wrong in every way the runner must survive. What each run
+// must report is worked out here from the vector files themselves.
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const repo = here("../../");
+const cli = fileURLToPath(import.meta.resolve("attrmap/package.json").replace(/package\.json$/, "dist/conformance/cli.js"));
+const vectorsDir = here("../conformance/");
+
+const python = ["python3", here("../conformance/testee.py")];
+const rustTestee = [join(repo, "target/debug/examples/conformance-testee")];
+const tsTestee = [process.execPath, "--import", "tsx", here("../conformance/testee.ts")];
+const misbehaving = (mode: string, testee = python) => [
+  process.execPath,
+  here("../conformance/misbehaving.mjs"),
+  mode,
+  "--",
+  ...testee,
+];
+
+interface Entry {
+  where: string;
+  file: string;
+  group: string;
+  index: number;
+  case: string;
+  class: string;
+  op: string;
+  expected: string;
+  got?: string;
+  mark?: { sdk: string; class: string };
+}
+interface Counts {
+  passed: number;
+  failed: number;
+  known: number;
+  skipped: number;
+}
+interface Report {
+  ok: boolean;
+  sdk: string | null;
+  totals: Counts;
+  classes: Record<string, Counts>;
+  failures: Entry[];
+  known: Entry[];
+  fixed: Entry[];
+  unsupported: Record<string, number>;
+}
+
+const reports = mkdtempSync(join(tmpdir(), "attrmap-conformance-"));
+let runs = 0;
+
+/** One run of the bin, as a user starts it; it must end well within `limitMs`, whatever the testee does. */
+function run(flags: string[], testee: string[], limitMs = 120_000) {
+  const report = join(reports, `report-${++runs}.json`);
+  const started = Date.now();
+  const r = spawnSync(process.execPath, [cli, ...flags, "--report", report, "--", ...testee], {
+    cwd: here(".."),
+    encoding: "utf8",
+    timeout: limitMs,
+  });
+  assert.equal(r.error, undefined, `the runner did not end within ${limitMs} ms`);
+  return {
+    status: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    ms: Date.now() - started,
+    report: () => JSON.parse(readFileSync(report, "utf8")) as Report,
+  };
+}
+
+// ---- What the vector files hold, read here without the runner ----------------------------
+
+interface Raw {
+  id?: string;
+  divergences?: Array<{ sdk: string; class: string }>;
+}
+const vectors = (file: string) => JSON.parse(readFileSync(join(vectorsDir, file), "utf8")) as Record<string, unknown>;
+/** Every case of every group of every vector file, as `file group[index]`, with its marks and how many requests it makes. */
+const allCases = (() => {
+  const out: Array<{ key: string; marks: Raw["divergences"]; requests: number }> = [];
+  const groups: Record<string, string[]> = {
+    "fnv1a32.json": ["cases"],
+    "email.json": ["cases", "profileBodyCases"],
+    "partition.json": ["cases"],
+    "formatting.json": ["partitionNameCases", "tokenCases"],
+    "page-token.json": ["cases", "archiveTokenCases", "notFoundCases", "nullTokenCases", "errorTransport"],
+    "segmented-log.json": ["cases", "pageCases"],
+    "append.json": ["cases"],
+    "export.json": ["cases"],
+  };
+  for (const [file, names] of Object.entries(groups)) {
+    const doc = vectors(file);
+    for (const group of names) {
+      const value = doc[group];
+      const list = (Array.isArray(value) ? value : [value]) as Raw[];
+      list.forEach((c, index) => {
+        // An email case is asked twice: its canonical form and its partition.
+        const requests = file === "email.json" && group === "cases" ? 2 : 1;
+        out.push({ key: `${file} ${group}[${index}]`, marks: c.divergences, requests });
+      });
+    }
+  }
+  return out;
+})();
+const totalRequests = allCases.reduce((n, c) => n + c.requests, 0);
+const keyOf = (e: Entry) => `${e.file} ${e.group}[${e.index}]`;
+const keys = (entries: Entry[]) => [...new Set(entries.map(keyOf))].sort();
+const markedFor = (sdk: string, cls?: string) =>
+  allCases
+    .filter((c) => c.marks?.some((m) => m.sdk === sdk && (cls === undefined || m.class === cls)))
+    .map((c) => c.key)
+    .sort();
+
+before(() => {
+  // The crate's testee: `make test` has built it with the crate's tests; this makes the file stand alone.
+  execFileSync("cargo", ["build", "-q", "--example", "conformance-testee"], { cwd: repo, stdio: "inherit" });
+});
+
+// ---- The testees of this repository pass everything ---------------------------------------
+
+for (const [name, testee, skipped] of [
+  ["the Python reference", python, {}],
+  ["the npm package", tsTestee, {}],
+  ["the crate (no HTTP layer: httpRequest unsupported)", rustTestee, { httpRequest: 1 }],
+] as const) {
+  test(`${name} passes every case of every class`, () => {
+    const r = run([], [...testee]);
+    assert.equal(r.status, 0, r.stdout);
+    const report = r.report();
+    assert.ok(report.ok);
+    assert.deepEqual(report.failures, []);
+    assert.deepEqual(report.unsupported, skipped);
+    const skips = Object.values(skipped as Record<string, number>).reduce((a, b) => a + b, 0);
+    assert.deepEqual(report.totals, { passed: totalRequests - skips, failed: 0, known: 0, skipped: skips });
+    assert.ok(Object.keys(report.classes).length >= 15);
+    assert.match(r.stdout, new RegExp(`${totalRequests - skips} passed, 0 failed, 0 known divergences, ${skips} skipped: PASS`));
+  });
+}
+
+test("the bin is installed as a user runs it: node_modules/.bin/attrmap-conformance", () => {
+  const bin = here("../node_modules/.bin/attrmap-conformance");
+  const r = spawnSync(bin, ["--", ...python], { cwd: here(".."), encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /: PASS$/m);
+});
+
+// ---- A testee with one SDK's departure ------------------------------------------------------
+
+test("a testee that trims without 0x0B fails exactly the cases marked for Rust's vertical tab, and --sdk rust passes", () => {
+  const broken = [...python, "--trim-without-vertical-tab"];
+  const expected = markedFor("rust", "vertical-tab");
+  assert.ok(expected.length >= 19, `${expected.length} cases`);
+
+  const plain = run([], broken);
+  assert.equal(plain.status, 1);
+  const report = plain.report();
+  assert.deepEqual(keys(report.failures), expected);
+  // Each failure says which SDK answers that way.
+  assert.ok(report.failures.every((f) => f.mark?.sdk === "rust" && f.mark.class === "vertical-tab"));
+  assert.match(plain.stdout, /email\.json cases\[9\] \("trim-leading-0x0b"\) canonicalEmail/);
+  assert.match(plain.stdout, /: FAIL$/m);
+
+  const known = run(["--sdk", "rust"], broken);
+  assert.equal(known.status, 0, known.stdout);
+  const r = known.report();
+  assert.equal(r.sdk, "rust");
+  assert.deepEqual(r.failures, []);
+  assert.deepEqual(keys(r.known), expected);
+  // Every other case marked for Rust is answered as the contract says: "fixed?".
+  const otherRust = markedFor("rust").filter((k) => !expected.includes(k));
+  assert.ok(otherRust.length >= 9);
+  assert.deepEqual(keys(r.fixed), otherRust);
+  assert.match(known.stdout, /KNOWN DIVERGENCES/);
+  assert.match(known.stdout, /FIXED\?/);
+});
+
+test("--sdk go does not excuse Rust's departure: the vertical-tab cases still fail", () => {
+  const r = run(["--sdk", "go"], [...python, "--trim-without-vertical-tab"]);
+  assert.equal(r.status, 1);
+  assert.deepEqual(keys(r.report().failures), markedFor("rust", "vertical-tab"));
+});
+
+test("a testee that answers one archive token wrong fails with that case named", () => {
+  const doc = vectors("page-token.json") as { archiveTokenCases: Array<{ firstSequence: string }> };
+  const index = doc.archiveTokenCases.findIndex((c) => c.firstSequence === "12345");
+  const r = run([], misbehaving("wrong-archive-token=12345"));
+  assert.equal(r.status, 1);
+  const report = r.report();
+  assert.equal(report.failures.length, 1);
+  const [f] = report.failures;
+  assert.equal(keyOf(f!), `page-token.json archiveTokenCases[${index}]`);
+  assert.equal(f!.expected, 'result "00000000000000012345"');
+  assert.equal(f!.got, 'result "00000000000000012344"');
+  assert.match(
+    r.stdout,
+    new RegExp(`FAILED \\(1\\)\\n  page-token\\.json archiveTokenCases\\[${index}\\] \\("12345"\\) archiveToken`),
+  );
+  assert.equal(report.totals.passed, totalRequests - 1);
+});
+
+// ---- Testees that go wrong --------------------------------------------------------------------
+
+/** The one failure of a run whose testee misbehaved at request `id`; every other case passed. */
+function oneFault(mode: string, pattern: RegExp, flags: string[] = []) {
+  const r = run(flags, misbehaving(mode));
+  assert.equal(r.status, 1, r.stdout);
+  const report = r.report();
+  assert.equal(report.failures.length, 1, JSON.stringify(report.failures, null, 1));
+  assert.match(report.failures[0]!.got ?? "", pattern);
+  assert.equal(report.totals.passed, totalRequests - 1, "the testee was started again for the rest");
+  return { r, failure: report.failures[0]! };
+}
+
+test("a testee that crashes: that case fails with its exit status and last words, and the rest still run", () => {
+  const { failure } = oneFault("crash-at=40", /exited with status 3 before answering.*crashing at request 40/s);
+  assert.ok(failure.where.length > 0);
+});
+
+test("a testee that hangs on one request: that case fails after the case time limit, and the rest still run", () => {
+  // Long enough for the 1 MiB email through the proxy, short enough to wait for once.
+  const { r } = oneFault("hang-at=7", /gave no answer within 2000 ms/, ["--case-timeout", "2000"]);
+  assert.ok(r.ms < 30_000, `${r.ms} ms`);
+});
+
+test("a testee that prints garbage, or answers another request's id: that case fails, named", () => {
+  oneFault("garbage-at=12", /printed a line that is not JSON: this is not JSON/);
+  oneFault("wrong-id-at=12", /answered id 1012 while request 12 was asked/);
+});
+
+test("a testee that never answers: the run ends, every case failed, in a bounded time", () => {
+  const r = run(["--case-timeout", "200"], misbehaving("silent"), 30_000);
+  assert.equal(r.status, 1);
+  const report = r.report();
+  assert.equal(report.totals.failed, totalRequests);
+  // Five time-outs in a row, then the testee is not started again.
+  assert.equal(report.failures.filter((f) => /gave no answer within 200 ms/.test(f.got ?? "")).length, 5);
+  assert.match(report.failures.at(-1)!.got ?? "", /not run: the testee failed 5 requests in a row/);
+  assert.ok(r.ms < 10_000, `${r.ms} ms`);
+});
+
+test("a slow testee: the run's time limit ends it, and the cases not asked are reported as not run", () => {
+  const r = run(["--timeout", "1500"], misbehaving("slow=20"), 30_000);
+  assert.equal(r.status, 1);
+  const report = r.report();
+  assert.ok(report.totals.passed > 10 && report.totals.passed < totalRequests, `${report.totals.passed} passed`);
+  assert.match(report.failures.at(-1)!.got ?? "", /not run: the run's time limit \(1500 ms\) was reached/);
+  assert.ok(r.ms < 10_000, `${r.ms} ms`);
+});
+
+test("a testee that cannot be started fails every case with the reason", () => {
+  const r = run(["--case-timeout", "1000"], ["/nonexistent/testee"], 30_000);
+  assert.equal(r.status, 1);
+  const report = r.report();
+  assert.equal(report.totals.failed, totalRequests);
+  assert.match(report.failures[0]!.got ?? "", /could not be started: spawn \/nonexistent\/testee ENOENT/);
+});
+
+test("usage errors exit 2 and say what is wrong", () => {
+  const usage = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 30_000 });
+  const none = usage("--sdk", "rust");
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /no testee: give its command after --/);
+  const sdk = usage("--sdk", "cobol", "--", "true");
+  assert.equal(sdk.status, 2);
+  assert.match(sdk.stderr, /--sdk must be one of the SDKs the vectors mark \(python, typescript, go, java, rust\), got "cobol"/);
+  const ms = usage("--case-timeout", "soon", "--", "true");
+  assert.equal(ms.status, 2);
+  assert.match(ms.stderr, /--case-timeout must be a whole number of milliseconds/);
+});
