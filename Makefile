@@ -27,6 +27,8 @@ TESTS_INSTALLED := tests/node_modules/attrmap/.installed-from-tarball
 CHROMIUM := /usr/bin/chromium /usr/bin/chromedriver
 # Firefox ESR and WebKitGTK (Safari's engine: its MiniBrowser runs under Xvfb, xvfb-run needs xauth).
 OTHER_ENGINES := /usr/bin/firefox-esr /usr/bin/WebKitWebDriver /usr/bin/xvfb-run /usr/bin/xauth
+# Go builds the Go testee of docs/conformance.md, which the runner's tests run as a maintainer would.
+GO := /usr/bin/go
 WASM_TEST_ENV := CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120
 TEST_FLAGS := --import tsx --test --test-concurrency=1 --test-timeout=300000
 NODE_TEST := node $(TEST_FLAGS)
@@ -40,7 +42,7 @@ all: build
 
 # ---- tools -------------------------------------------------------------------------
 
-tools: $(CHROMIUM) $(OTHER_ENGINES) | wasm-tools
+tools: $(CHROMIUM) $(OTHER_ENGINES) $(GO) | wasm-tools
 
 .PHONY: wasm-tools
 wasm-tools:
@@ -57,6 +59,10 @@ $(CHROMIUM) &:
 $(OTHER_ENGINES) &:
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr webkit2gtk-driver xvfb xauth
+
+$(GO):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go
 
 pkg/node_modules/.package-lock.json: pkg/package.json pkg/package-lock.json
 	cd pkg && $(NPM_CI)
@@ -158,7 +164,7 @@ test-wasm-node: | wasm-tools
 test-wasm-browser: $(CHROMIUM) | wasm-tools
 	WASM_BINDGEN_USE_BROWSER=1 $(WASM_TEST_ENV) cargo test --target $(WASM_TARGET) --test conformance --test bindings
 
-test-node: $(TESTS_INSTALLED)
+test-node: $(TESTS_INSTALLED) $(GO)
 	cd tests && node_modules/.bin/tsc -p tsconfig.json
 	cd tests && $(NODE_TEST) node/*.test.ts
 	cd tests && $(NODE24_TEST) node/*.test.ts

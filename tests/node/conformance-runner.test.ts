@@ -4,7 +4,7 @@
 // must report is worked out here from the vector files themselves.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
@@ -275,4 +275,41 @@ test("usage errors exit 2 and say what is wrong", () => {
   const ms = usage("--case-timeout", "soon", "--", "true");
   assert.equal(ms.status, 2);
   assert.match(ms.stderr, /--case-timeout must be a whole number of milliseconds/);
+});
+
+// ---- The testees of docs/conformance.md, as a maintainer copies them --------------------------
+
+/** The code block of `language` in docs/conformance.md, written to a file of its own. */
+function docExample(language: string, file: string): string {
+  const doc = readFileSync(join(repo, "docs/conformance.md"), "utf8");
+  const fence = "```";
+  const block = doc.match(new RegExp(`${fence}${language}\\n([\\s\\S]*?)${fence}`));
+  assert.ok(block, `docs/conformance.md has a ${language} example`);
+  const dir = mkdtempSync(join(tmpdir(), `testee-${language}-`));
+  writeFileSync(join(dir, file), block[1]!);
+  return join(dir, file);
+}
+
+/** A run where the classes `passing` all pass and every other case is skipped. */
+function passesOnly(testee: string[], passing: string[]) {
+  const r = run([], testee);
+  assert.equal(r.status, 0, r.stdout);
+  const report = r.report();
+  assert.deepEqual(report.failures, []);
+  for (const [cls, c] of Object.entries(report.classes)) {
+    if (passing.includes(cls)) assert.ok(c.passed > 0 && c.skipped === 0, `${cls}: ${JSON.stringify(c)}`);
+    else assert.equal(c.passed, 0, `${cls} is not in the example`);
+  }
+  assert.ok(report.totals.skipped > 0);
+}
+
+test("the Python testee of docs/conformance.md passes the classes it implements and skips the rest", () => {
+  passesOnly(["python3", docExample("python", "testee.py")], ["fnv1a32", "canonical-email", "email-partition"]);
+});
+
+test("the Go testee of docs/conformance.md builds with go and passes the classes it implements", () => {
+  const source = docExample("go", "main.go");
+  const binary = join(source, "../testee");
+  execFileSync("go", ["build", "-o", binary, source], { cwd: join(source, ".."), stdio: "inherit" });
+  passesOnly([binary], ["fnv1a32", "canonical-email", "email-partition", "page-token", "null-token"]);
 });
