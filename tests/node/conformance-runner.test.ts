@@ -207,6 +207,22 @@ test("a testee that answers one archive token wrong fails with that case named",
   assert.equal(report.totals.passed, totalRequests - 1);
 });
 
+test("with --sdk, a marked case answered neither as the contract nor as the mark says still fails", () => {
+  // The TypeScript SDK is marked to write 99999999999999999901 as "100000000000000000000"; this
+  // testee writes it one too low, which is neither.
+  const doc = vectors("page-token.json") as {
+    archiveTokenCases: Array<{ firstSequence: string; divergences?: Array<{ sdk: string; actual?: { token: string } }> }>;
+  };
+  const index = doc.archiveTokenCases.findIndex((c) => c.firstSequence === "99999999999999999901");
+  const mark = doc.archiveTokenCases[index]!.divergences!.find((m) => m.sdk === "typescript")!;
+  assert.equal(mark.actual?.token, "100000000000000000000");
+  const r = run(["--sdk", "typescript"], misbehaving("wrong-archive-token=99999999999999999901"));
+  assert.equal(r.status, 1);
+  const report = r.report();
+  assert.deepEqual(keys(report.failures), [`page-token.json archiveTokenCases[${index}]`]);
+  assert.equal(report.known.length, 0);
+});
+
 // ---- Testees that go wrong --------------------------------------------------------------------
 
 /** The one failure of a run whose testee misbehaved at request `id`; every other case passed. */
