@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PORT ?= 8080
 WASM_TARGET := wasm32-unknown-unknown
 # The CLI that writes the glue must match the crate exactly; Cargo.toml pins it with `=`.
-WASM_BINDGEN_VERSION := $(shell sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+WASM_BINDGEN_VERSION := $(shell sed -n 's/^wasm-bindgen = { version = "=\([^"]*\)".*/\1/p' Cargo.toml)
 CARGO_BIN := $(HOME)/.cargo/bin
 export PATH := $(CARGO_BIN):$(PATH)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -3,11 +3,13 @@
 //! stored chunks and state keep the invariants. Records themselves never come here: their
 //! count and sequences are all these rules need, so the same steps serve every record type.
 
+use crate::prelude::*;
+use crate::text::text;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::layout::{ChunkSize, Segments, MAX_SEQUENCE};
-use crate::token::{archive_chunk_token, parse_token_digits};
+use crate::token::{archive_chunk_token, invalid_page_token, parse_token_digits};
 
 /// The log's one small mutable record besides `current`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,7 +71,7 @@ impl AppendPlan {
 
 /// `<record_name> page "<token>" not found`, the SPEC message for a valid token with no chunk.
 pub fn page_not_found(record_name: &str, token: &str) -> Error {
-    Error::new(ErrorCode::NotFound, format!("{record_name} page \"{token}\" not found"))
+    Error::new(ErrorCode::NotFound, text!(record_name, " page \"", token, "\" not found"))
 }
 
 fn token_of(first: u64) -> String {
@@ -88,20 +90,26 @@ impl Log {
     pub fn checked(segments: Segments, state: LogState, retained_from: u64) -> Result<Log> {
         let next = state.next_sequence;
         if !(1..=MAX_SEQUENCE + 1).contains(&next) {
-            return Err(Error::corrupt(format!("nextSequence {next} is out of range")));
+            return Err(Error::corrupt(text!("nextSequence ", next, " is out of range")));
         }
         let log = Log { segments, state, retained_from };
         let current = log.current_first();
         let expected = log.segments.previous_start(current).map(token_of).unwrap_or_default();
         if log.state.latest_archived_chunk_token != expected {
-            return Err(Error::corrupt(format!(
-                "latestArchivedChunkToken is \"{}\" but the chunk before current starts at \"{expected}\"",
-                crate::layout::clip(&log.state.latest_archived_chunk_token)
+            return Err(Error::corrupt(text!(
+                "latestArchivedChunkToken is \"",
+                crate::layout::clip(&log.state.latest_archived_chunk_token),
+                "\" but the chunk before current starts at \"",
+                expected,
+                "\""
             )));
         }
         if retained_from < 1 || retained_from > current || !log.segments.is_boundary(u128::from(retained_from)) {
-            return Err(Error::corrupt(format!(
-                "retained records start at {retained_from}, which is not a chunk boundary up to {current}"
+            return Err(Error::corrupt(text!(
+                "retained records start at ",
+                retained_from,
+                ", which is not a chunk boundary up to ",
+                current
             )));
         }
         Ok(log)
@@ -145,7 +153,11 @@ impl Log {
         let next = first_sequence.checked_add(count).filter(|&n| n <= MAX_SEQUENCE + 1).ok_or_else(|| {
             Error::new(
                 ErrorCode::SequenceExhausted,
-                format!("the log is full: sequences may not pass {MAX_SEQUENCE} (2^53 - 1), the largest JavaScript-safe integer"),
+                text!(
+                    "the log is full: sequences may not pass ",
+                    MAX_SEQUENCE,
+                    " (2^53 - 1), the largest JavaScript-safe integer"
+                ),
             )
         })?;
         let size = u64::from(self.size_in_force().get());
@@ -169,10 +181,14 @@ impl Log {
 
     fn check_current_len(&self, current_len: u64) -> Result<()> {
         if current_len != self.current_len() {
-            return Err(Error::corrupt(format!(
-                "current holds {current_len} records but the state says {} (next sequence {})",
+            return Err(Error::corrupt(text!(
+                "current holds ",
+                current_len,
+                " records but the state says ",
                 self.current_len(),
-                self.state.next_sequence
+                " (next sequence ",
+                self.state.next_sequence,
+                ")"
             )));
         }
         Ok(())
@@ -201,14 +217,19 @@ impl Log {
     pub fn check_chunk(&self, first: u64, is_current: bool, sequences: &[f64]) -> Result<()> {
         let expected = if is_current { self.current_len() } else { self.segments.chunk_len(first) };
         if sequences.len() as u64 != expected {
-            return Err(Error::corrupt(format!("it holds {} records where the layout says {expected}", sequences.len())));
+            return Err(Error::corrupt(text!("it holds ", sequences.len(), " records where the layout says ", expected)));
         }
         for (i, &s) in sequences.iter().enumerate() {
             let want = first + i as u64;
             if s != want as f64 {
-                return Err(Error::corrupt(format!(
-                    "record {i} has sequence {} where {want} belongs",
-                    crate::layout::describe_number(s)
+                return Err(Error::corrupt(text!(
+                    "record ",
+                    i,
+                    " has sequence ",
+                    crate::layout::describe_number(s),
+                    " where ",
+                    want,
+                    " belongs"
                 )));
             }
         }
@@ -257,10 +278,7 @@ impl Log {
     pub fn drop_archives_before(&self, token: &str, record_name: &str) -> Result<(Log, u64)> {
         let value = parse_token_digits(token).filter(|&v| self.segments.is_boundary(v));
         let Some(value) = value else {
-            return Err(Error::new(
-                ErrorCode::InvalidPageToken,
-                format!("invalid page token \"{}\"", crate::layout::clip(token)),
-            ));
+            return Err(invalid_page_token(token));
         };
         let first = self.archived_chunk(value).ok_or_else(|| page_not_found(record_name, token))?;
         let dropped = self.segments.chunks_between(self.retained_from, first);

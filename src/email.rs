@@ -1,6 +1,6 @@
 //! Canonical form of an email address: the bytes every SDK hashes.
 
-use std::borrow::Cow;
+use crate::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
 

@@ -1,7 +1,9 @@
 //! Errors with stable codes. The code is the contract callers branch on; the message is
 //! the exact text SPEC.md gives where it gives one, so every SDK reports the same words.
 
-use std::fmt;
+use crate::prelude::*;
+use crate::text::text;
+use core::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
@@ -63,7 +65,7 @@ impl Error {
     /// The same failure reported as stored data that is wrong rather than a bad argument:
     /// a value read back from storage was checked with the rule a caller's value meets.
     pub fn as_corrupt(self, what: &str) -> Self {
-        Error::corrupt(format!("{what}: {}", self.message))
+        Error::corrupt(text!(what, ": ", self.message))
     }
 }
 
@@ -73,10 +75,10 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl core::error::Error for Error {}
 
 /// The result of every fallible rule of the core.
-pub type Result<T> = std::result::Result<T, Error>;
+pub type Result<T> = core::result::Result<T, Error>;
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,8 @@ use crate::email::canonical_email_address;
 use crate::error::{Error, Result};
 use crate::fnv::fnv1a32;
 use crate::layout::{check_map_name, clip, whole_number, KeyRule, PartitionCount, Segments, FIRST_LAYOUT_VERSION, MAX_SEQUENCE};
+use crate::prelude::*;
+use crate::text::{text, Piece};
 use crate::token::{parse_token_digits, CURRENT};
 
 /// The export header's format name and version.
@@ -62,6 +64,16 @@ pub struct Verifier {
     summary: Summary,
 }
 
+/// `line N: <message> (<reason>)`, the form of every refusal.
+fn at_line(line: u64, reason: &str, message: impl Piece) -> Error {
+    Error::invalid_argument(text!("line ", line, ": ", message, " (", reason, ")"))
+}
+
+/// The header line, as the messages about it spell it.
+fn header_line() -> String {
+    text!("{\"format\": \"", FORMAT, "\", \"version\": ", VERSION, "}")
+}
+
 impl Verifier {
     pub fn new() -> Verifier {
         Verifier::default()
@@ -72,17 +84,15 @@ impl Verifier {
         self.line + 1
     }
 
-    fn fail(&self, reason: &str, message: impl std::fmt::Display) -> Error {
-        Error::invalid_argument(format!("line {}: {message} ({reason})", self.line))
+    fn fail(&self, reason: &str, message: impl Piece) -> Error {
+        at_line(self.line, reason, message)
     }
 
     /// Counts a line and checks the header came first.
     fn next_line(&mut self) -> Result<()> {
         self.line += 1;
         if !self.header {
-            return Err(
-                self.fail("bad-header", format!("the first line must be {{\"format\": \"{FORMAT}\", \"version\": {VERSION}}}"))
-            );
+            return Err(self.fail("bad-header", text!("the first line must be ", header_line())));
         }
         Ok(())
     }
@@ -97,10 +107,7 @@ impl Verifier {
     pub fn header(&mut self, format: &str, version: f64) -> Result<()> {
         self.line += 1;
         if self.line != 1 || format != FORMAT || version != VERSION as f64 {
-            return Err(self.fail(
-                "bad-header",
-                format!("expected {{\"format\": \"{FORMAT}\", \"version\": {VERSION}}} on the first line only"),
-            ));
+            return Err(self.fail("bad-header", text!("expected ", header_line(), " on the first line only")));
         }
         self.header = true;
         Ok(())
@@ -114,10 +121,12 @@ impl Verifier {
         if self.last_map.as_deref().is_some_and(|last| map.encode_utf16().cmp(last.encode_utf16()).is_le()) {
             return Err(self.fail(
                 "map-order",
-                format!(
-                    "map \"{}\" comes after \"{}\": maps are in name order, each once",
+                text!(
+                    "map \"",
                     clip(map),
-                    clip(self.last_map.as_deref().unwrap_or_default())
+                    "\" comes after \"",
+                    clip(self.last_map.as_deref().unwrap_or_default()),
+                    "\": maps are in name order, each once"
                 ),
             ));
         }
@@ -166,7 +175,7 @@ impl Verifier {
     fn check_map(&self, map: &str) -> Result<()> {
         match &self.map {
             Some(open) if open.name() == map => Ok(()),
-            _ => Err(self.fail("map-order", format!("map \"{}\" has no layout line just before its other lines", clip(map)))),
+            _ => Err(self.fail("map-order", text!("map \"", clip(map), "\" has no layout line just before its other lines"))),
         }
     }
 
@@ -179,9 +188,9 @@ impl Verifier {
             return Err(self.fail("bad-line", "a state line belongs right after a chunked log's layout line, once"));
         };
         if log.is_some() {
-            return Err(Error::invalid_argument(format!("line {line}: a log has one state line (bad-line)")));
+            return Err(at_line(line, "bad-line", "a log has one state line"));
         }
-        let bad = |e: Error| Error::invalid_argument(format!("line {line}: {} (bad-state)", e.message));
+        let bad = |e: Error| at_line(line, "bad-state", e.message);
         let next_sequence = whole_number("nextSequence", next_sequence, 1, MAX_SEQUENCE + 1).map_err(bad)?;
         let state = LogState { next_sequence, latest_archived_chunk_token: latest.to_string() };
         // Checked as if nothing older than `current` were retained; archives may follow.
@@ -193,7 +202,7 @@ impl Verifier {
     /// Instances of a map come in strictly increasing name order (so none twice).
     fn instance_order(&self, last: &Option<String>, instance: &str) -> Result<()> {
         if last.as_deref().is_some_and(|l| instance <= l) {
-            return Err(self.fail("instance-order", format!("instance \"{}\" is out of name order or repeated", clip(instance))));
+            return Err(self.fail("instance-order", text!("instance \"", clip(instance), "\" is out of name order or repeated")));
         }
         Ok(())
     }
@@ -204,27 +213,27 @@ impl Verifier {
         self.next_line()?;
         self.check_map(map)?;
         let Some(MapCheck::Partitioned { count, rule, last, .. }) = &self.map else {
-            return Err(self.fail("bad-line", format!("map \"{}\" is a chunked log: its instances are chunks", clip(map))));
+            return Err(self.fail("bad-line", text!("map \"", clip(map), "\" is a chunked log: its instances are chunks")));
         };
         self.instance_order(last, instance)?;
         let Some(index) = count.index_of_name(instance) else {
             return Err(self.fail(
                 "bad-partition-name",
-                format!("\"{}\" is not a partition name under {} partitions", clip(instance), count.get()),
+                text!("\"", clip(instance), "\" is not a partition name under ", count.get(), " partitions"),
             ));
         };
         let mut start = 0;
         for &end in ends {
-            let key = std::str::from_utf8(keys.get(start..end as usize).unwrap_or_default())
+            let key = core::str::from_utf8(keys.get(start..end as usize).unwrap_or_default())
                 .map_err(|_| self.fail("bad-line", "a key is not UTF-8"))?;
             start = end as usize;
             if *rule == KeyRule::Email && canonical_email_address(key).ok().as_deref() != Some(key) {
-                return Err(self.fail("key-not-canonical", format!("key \"{}\" is not a canonical email", clip(key))));
+                return Err(self.fail("key-not-canonical", text!("key \"", clip(key), "\" is not a canonical email")));
             }
             if count.index_of(fnv1a32(key.as_bytes())) != index {
                 return Err(self.fail(
                     "key-in-wrong-partition",
-                    format!("key \"{}\" hashes to another partition than {instance}", clip(key)),
+                    text!("key \"", clip(key), "\" hashes to another partition than ", instance),
                 ));
             }
         }
@@ -243,31 +252,33 @@ impl Verifier {
         self.next_line()?;
         self.check_map(map)?;
         let line = self.line;
-        let fail = |reason: &str, message: String| Error::invalid_argument(format!("line {line}: {message} ({reason})"));
+        let fail = |reason: &str, message: String| at_line(line, reason, message);
         let Some(MapCheck::Chunked { log, last, next_start, retained_from, .. }) = &mut self.map else {
-            return Err(fail("bad-line", format!("map \"{}\" is a partitioned map: its instances are partitions", clip(map))));
+            return Err(fail("bad-line", text!("map \"", clip(map), "\" is a partitioned map: its instances are partitions")));
         };
         let Some(log) = log.as_ref() else {
             return Err(fail("missing-state", "a log's state line comes before its chunks".into()));
         };
         if last.as_deref().is_some_and(|l| instance <= l) {
-            return Err(fail("instance-order", format!("instance \"{}\" is out of name order or repeated", clip(instance))));
+            return Err(fail("instance-order", text!("instance \"", clip(instance), "\" is out of name order or repeated")));
         }
         let current_first = log.current_first();
         let (first, is_current) = if instance == CURRENT {
             (current_first, true)
         } else {
             let value = parse_token_digits(instance).filter(|&v| log.segments.is_boundary(v)).ok_or_else(|| {
-                fail("bad-token", format!("\"{}\" is not a chunk boundary of the log's segments", clip(instance)))
+                fail("bad-token", text!("\"", clip(instance), "\" is not a chunk boundary of the log's segments"))
             })?;
             let first = u64::try_from(value).ok().filter(|&f| f < current_first).ok_or_else(|| {
-                fail("bad-token", format!("archive {instance} is not older than current, which starts at {current_first}"))
+                fail("bad-token", text!("archive ", instance, " is not older than current, which starts at ", current_first))
             })?;
             if next_start.is_some_and(|n| n != first) {
                 return Err(fail(
                     "sequence-gap",
-                    format!(
-                        "archive {instance} does not follow the archive before it, which ends before {}",
+                    text!(
+                        "archive ",
+                        instance,
+                        " does not follow the archive before it, which ends before ",
                         next_start.unwrap_or_default()
                     ),
                 ));
@@ -276,10 +287,10 @@ impl Verifier {
         };
         if is_current {
             if let Some(n) = next_start.filter(|&n| n != current_first) {
-                return Err(fail("sequence-gap", format!("current starts at {current_first} but the archives end before {n}")));
+                return Err(fail("sequence-gap", text!("current starts at ", current_first, " but the archives end before ", n)));
             }
         }
-        log.check_chunk(first, is_current, sequences).map_err(|e| fail("bad-chunk", format!("{instance}: {}", e.message)))?;
+        log.check_chunk(first, is_current, sequences).map_err(|e| fail("bad-chunk", text!(instance, ": ", e.message)))?;
         retained_from.get_or_insert(first);
         *next_start = Some(log.newer_chunk(first));
         *last = Some(instance.to_string());
@@ -295,13 +306,13 @@ impl Verifier {
             return Ok(());
         };
         let Some(log) = log else {
-            return Err(self.fail("missing-state", format!("log \"{}\" has no state line", clip(name))));
+            return Err(self.fail("missing-state", text!("log \"", clip(name), "\" has no state line")));
         };
         let saw_current = last.as_deref() == Some(CURRENT);
         if !saw_current && (log.current_len() > 0 || next_start.is_some_and(|n| n != log.current_first())) {
             return Err(self.fail(
                 "missing-current",
-                format!("log \"{}\" has no current chunk, though its state says it holds records", clip(name)),
+                text!("log \"", clip(name), "\" has no current chunk, though its state says it holds records"),
             ));
         }
         self.map = None;

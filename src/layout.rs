@@ -3,6 +3,8 @@
 //! tokens mean something only under the layout they were written with.
 
 use crate::error::{Error, Result};
+use crate::prelude::*;
+use crate::text::{char_count, text, zero_padded};
 
 /// The reference server's layout: 1000 partitions a map, 100 records a chunk.
 pub const DEFAULT_PARTITION_COUNT: u32 = 1000;
@@ -26,41 +28,59 @@ pub fn describe_number(value: f64) -> String {
     let sign = if value < 0.0 { "-" } else { "" };
     let magnitude = value.abs();
     if magnitude.is_infinite() {
-        return format!("{sign}Infinity");
+        return text!(sign, "Infinity");
     }
-    if magnitude.fract() == 0.0 {
+    if is_whole(magnitude) {
         // Past 2^64 an integer is written from its bits: mantissa times a power of two.
         return if magnitude < 18_446_744_073_709_551_616.0 {
-            format!("{sign}{}", magnitude as u64)
+            text!(sign, magnitude as u64)
         } else {
             let bits = magnitude.to_bits();
-            format!("{sign}{} * 2^{}", (bits & ((1 << 52) - 1)) | (1 << 52), ((bits >> 52) as i32) - 1075)
+            // At least 2^64: the exponent is positive.
+            text!(sign, (bits & ((1 << 52) - 1)) | (1 << 52), " * 2^", (bits >> 52) - 1075)
         };
     }
     // A number with a fraction is below 2^53: its whole part is exact as a u64.
-    let whole = magnitude.trunc();
+    let whole = (magnitude as u64) as f64;
     let fraction = magnitude - whole;
     let mut scale = 1u64;
     for decimals in 1..=17 {
         scale *= 10;
-        let digits = (fraction * scale as f64).round() as u64;
+        let digits = round_half_up(fraction * scale as f64);
         if decimals == 17 || whole + digits as f64 / scale as f64 == magnitude {
             let (whole, digits) = if digits == scale { (whole as u64 + 1, 0) } else { (whole as u64, digits) };
-            let text = format!("{digits:0decimals$}");
-            let text = text.trim_end_matches('0');
-            return if text.is_empty() { format!("{sign}{whole}") } else { format!("{sign}{whole}.{text}") };
+            let padded = zero_padded(u128::from(digits), decimals);
+            let decimals = padded.trim_end_matches('0');
+            return if decimals.is_empty() { text!(sign, whole) } else { text!(sign, whole, ".", decimals) };
         }
     }
     unreachable!("the loop returns at 17 decimals")
 }
 
+/// Whether a number is an integer (`f64::fract` is std's, not core's). From 2^52 on every
+/// float is one; below, the cast to an integer and back is exact only for an integer.
+fn is_whole(value: f64) -> bool {
+    value.abs() >= 4_503_599_627_370_496.0 && value.is_finite() || (value as i64) as f64 == value
+}
+
+/// A non-negative number rounded to the nearest integer, halves up (`f64::round` is std's).
+fn round_half_up(value: f64) -> u64 {
+    let whole = value as u64;
+    // Exact: below 2^53 the difference of a float and its whole part is a float.
+    if value - whole as f64 >= 0.5 {
+        whole + 1
+    } else {
+        whole
+    }
+}
+
 /// The one check of a whole-number argument: an integer from `min` to `max`, never coerced.
 pub fn whole_number(name: &str, value: f64, min: u64, max: u64) -> Result<u64> {
     // `max` is at most 2^53 here, so every value in range is exact as a float.
-    if value.fract() == 0.0 && value >= min as f64 && value <= max as f64 {
+    if is_whole(value) && value >= min as f64 && value <= max as f64 {
         Ok(value as u64)
     } else {
-        Err(Error::invalid_argument(format!("{name} must be an integer from {min} to {max}, got {}", describe_number(value))))
+        Err(Error::invalid_argument(text!(name, " must be an integer from ", min, " to ", max, ", got ", describe_number(value))))
     }
 }
 
@@ -71,9 +91,11 @@ pub const RESERVED_MAP_PREFIX: &str = "\u{0}";
 /// Checks a caller's map name (`arg` names the argument): any string but a reserved one.
 pub fn check_map_name(arg: &str, name: &str) -> Result<()> {
     match name.strip_prefix(RESERVED_MAP_PREFIX) {
-        Some(rest) => Err(Error::invalid_argument(format!(
-            "{arg} \"\\u0000{}\" begins with U+0000, which attrmap reserves for its own maps",
-            clip(rest)
+        Some(rest) => Err(Error::invalid_argument(text!(
+            arg,
+            " \"\\u0000",
+            clip(rest),
+            "\" begins with U+0000, which attrmap reserves for its own maps"
         ))),
         None => Ok(()),
     }
@@ -111,7 +133,7 @@ impl PartitionCount {
     /// `partition-` + index zero-padded to the width of the largest index, so names sort
     /// in index order: `partition-000`..`partition-999` for 1000.
     pub fn name_of(self, index: u32) -> String {
-        format!("{PARTITION_PREFIX}{index:0width$}", width = self.width())
+        text!(PARTITION_PREFIX, zero_padded(u128::from(index), self.width()))
     }
 
     /// The index a partition name stands for under this count, if it is one of its names.
@@ -153,15 +175,18 @@ impl KeyRule {
         match (name, custom) {
             (KeyRule::EXACT, false) => Ok(KeyRule::Exact),
             (KeyRule::EMAIL, false) => Ok(KeyRule::Email),
-            (KeyRule::EXACT | KeyRule::EMAIL, true) => Err(Error::invalid_argument(format!(
-                "keyRule \"{name}\" is built in and takes no canonicalizeKey; name your own rule otherwise"
+            (KeyRule::EXACT | KeyRule::EMAIL, true) => Err(Error::invalid_argument(text!(
+                "keyRule \"",
+                name,
+                "\" is built in and takes no canonicalizeKey; name your own rule otherwise"
             ))),
-            (_, false) => Err(Error::invalid_argument(format!(
-                "keyRule \"{}\" is not built in (\"exact\", \"email\"): pass its canonicalizeKey",
-                clip(name)
+            (_, false) => Err(Error::invalid_argument(text!(
+                "keyRule \"",
+                clip(name),
+                "\" is not built in (\"exact\", \"email\"): pass its canonicalizeKey"
             ))),
-            (_, true) if name.is_empty() || name.chars().count() > MAX_KEY_RULE_NAME => {
-                Err(Error::invalid_argument(format!("keyRule must be a name of 1 to {MAX_KEY_RULE_NAME} characters")))
+            (_, true) if name.is_empty() || char_count(name) > MAX_KEY_RULE_NAME => {
+                Err(Error::invalid_argument(text!("keyRule must be a name of 1 to ", MAX_KEY_RULE_NAME, " characters")))
             }
             (_, true) => Ok(KeyRule::Custom(name.to_string())),
         }
@@ -225,14 +250,14 @@ impl Segments {
         match list.first() {
             None => return Err(Error::invalid_argument("a log's layout needs at least one segment")),
             Some(s) if s.from_sequence != 1 => {
-                return Err(Error::invalid_argument(format!("the first segment starts at sequence {}, not 1", s.from_sequence)));
+                return Err(Error::invalid_argument(text!("the first segment starts at sequence ", s.from_sequence, ", not 1")));
             }
             Some(_) => {}
         }
         for pair in list.windows(2) {
             let (a, b) = (pair[0].from_sequence, pair[1].from_sequence);
             if b <= a || b > MAX_SEQUENCE + 1 {
-                return Err(Error::invalid_argument(format!("a segment from sequence {b} follows one from sequence {a}")));
+                return Err(Error::invalid_argument(text!("a segment from sequence ", b, " follows one from sequence ", a)));
             }
         }
         Ok(Segments(list))
@@ -335,7 +360,7 @@ pub fn clip(text: &str) -> String {
     match text.char_indices().nth(KEEP) {
         None => text.to_string(),
         // `get`, not indexing: `cut` is a character boundary, and no panic path is linked in.
-        Some((cut, _)) => format!("{}... ({} characters)", text.get(..cut).unwrap_or_default(), text.chars().count()),
+        Some((cut, _)) => text!(text.get(..cut).unwrap_or_default(), "... (", char_count(text), " characters)"),
     }
 }
 

@@ -3,6 +3,23 @@
 //! The modules below are plain Rust with no JavaScript types; `bindings` is the one
 //! module that speaks `JsValue`, so the rules can be read and tested without a browser.
 //! Each item is re-exported once, here.
+//!
+//! Without the `std` feature (the package's wasm modules) the crate is `no_std`: std's panic
+//! and formatting machinery would be most of what the module holds besides the rules.
+
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+/// What the std prelude gives and `no_std` does not: each module uses this.
+mod prelude {
+    pub use alloc::borrow::Cow;
+    pub use alloc::string::{String, ToString};
+    pub use alloc::vec;
+    pub use alloc::vec::Vec;
+}
+
+mod text;
 
 mod chunk;
 mod email;
@@ -34,6 +51,13 @@ pub use token::{
     archive_chunk_token, archive_chunk_token_of_decimal, parse_token_digits, validate_page_token, PageToken, CURRENT,
     MAX_TOKEN_VALUE,
 };
+
+// A panic cannot happen in the rules (tests/no_panic.rs); if one did, the module traps.
+#[cfg(all(not(feature = "std"), target_family = "wasm"))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}
 
 // Talc instead of the default dlmalloc: the same job in about a third of the code
 // (BENCHMARKS.md, "Size of what ships"). The module is single-threaded (no atomics).

@@ -4,6 +4,8 @@ use crate::email::{canonical_edit, canonical_email_address, CanonicalEdit};
 use crate::error::{Error, Result};
 use crate::fnv::{fnv1a32, fnv1a32_bytes};
 use crate::layout::{KeyRule, PartitionCount};
+use crate::prelude::*;
+use crate::text::text;
 
 /// Where one canonical key lives: its hash, partition index and instance name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +70,7 @@ pub fn partition_indexes(bytes: &[u8], ends: &[u32], count: PartitionCount) -> R
             let end = end as usize;
             let key = bytes
                 .get(start..end)
-                .ok_or_else(|| Error::invalid_argument(format!("key ends at {end}, before {start} or past the bytes")))?;
+                .ok_or_else(|| Error::invalid_argument(text!("key ends at ", end, ", before ", start, " or past the bytes")))?;
             start = end;
             Ok(count.index_of(fnv1a32(key)))
         })

@@ -1,5 +1,6 @@
 //! The customer profile of the source documents: the partitioned map's record type.
 
+use crate::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;

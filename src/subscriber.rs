@@ -1,5 +1,6 @@
 //! The subscriber archive of the source documents: the chunked log's record type.
 
+use crate::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};

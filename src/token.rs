@@ -6,6 +6,8 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::layout::{clip, Segments};
+use crate::prelude::*;
+use crate::text::{text, zero_padded};
 
 /// The name of a log's mutable chunk, and the page token that means it.
 pub const CURRENT: &str = "current";
@@ -33,8 +35,8 @@ impl PageToken {
 }
 
 /// `invalid page token "<token>"`; a token past 64 characters is cut in the message.
-fn invalid(token: &str) -> Error {
-    Error::new(ErrorCode::InvalidPageToken, format!("invalid page token \"{}\"", clip(token)))
+pub(crate) fn invalid_page_token(token: &str) -> Error {
+    Error::new(ErrorCode::InvalidPageToken, text!("invalid page token \"", clip(token), "\""))
 }
 
 /// The value of 20 ASCII digits, or None for anything else.
@@ -55,7 +57,7 @@ pub fn validate_page_token(token: &str, segments: &Segments) -> Result<PageToken
     }
     match parse_token_digits(token) {
         Some(value) if segments.is_boundary(value) => Ok(PageToken::Archived(value)),
-        _ => Err(invalid(token)),
+        _ => Err(invalid_page_token(token)),
     }
 }
 
@@ -63,26 +65,14 @@ fn format_token(first_sequence: u128) -> String {
     zero_padded(first_sequence, TOKEN_DIGITS)
 }
 
-/// `value` in decimal, zero-padded to `width` digits. Written out because core's `Display`
-/// for u128 would be the only 128-bit formatting in the wasm module (1.3 KB of it).
-/// `value` in decimal, zero-padded to `width` digits: what `{:0width$}` spells, without core's u128 formatting code.
-fn zero_padded(value: u128, width: usize) -> String {
-    let mut digits = Vec::new();
-    let mut rest = value;
-    while rest > 0 || digits.len() < width.max(1) {
-        digits.push(char::from(b'0' + (rest % 10) as u8));
-        rest /= 10;
-    }
-    digits.iter().rev().collect()
-}
-
 /// The token an archived chunk is stored under: its first sequence as 20 digits.
 pub fn archive_chunk_token(first_sequence: u128) -> Result<String> {
     if first_sequence == 0 || first_sequence > MAX_TOKEN_VALUE {
-        return Err(Error::invalid_argument(format!(
-            "firstSequence must be an integer from 1 to {}, got {}",
-            zero_padded(MAX_TOKEN_VALUE, 0),
-            zero_padded(first_sequence, 0)
+        return Err(Error::invalid_argument(text!(
+            "firstSequence must be an integer from 1 to ",
+            MAX_TOKEN_VALUE,
+            ", got ",
+            first_sequence
         )));
     }
     Ok(format_token(first_sequence))
@@ -100,12 +90,13 @@ pub fn archive_chunk_token_of_decimal(decimal: &str) -> Result<String> {
     };
     match value {
         Some(Some(v)) => archive_chunk_token(v),
-        Some(None) => Err(Error::invalid_argument(format!(
-            "firstSequence must be an integer from 1 to {}, got {}",
-            zero_padded(MAX_TOKEN_VALUE, 0),
+        Some(None) => Err(Error::invalid_argument(text!(
+            "firstSequence must be an integer from 1 to ",
+            MAX_TOKEN_VALUE,
+            ", got ",
             clip(decimal)
         ))),
-        None => Err(Error::invalid_argument(format!("firstSequence must be decimal digits, got \"{}\"", clip(decimal)))),
+        None => Err(Error::invalid_argument(text!("firstSequence must be decimal digits, got \"", clip(decimal), "\""))),
     }
 }
 
@@ -113,15 +104,6 @@ pub fn archive_chunk_token_of_decimal(decimal: &str) -> Result<String> {
 mod tests {
     use super::*;
     use crate::layout::{ChunkSize, Segment};
-
-    #[test]
-    fn zero_padded_spells_what_core_formatting_spells() {
-        let values = [0, 1, 9, 10, 100, u128::from(u64::MAX), u128::from(u64::MAX) + 1, MAX_TOKEN_VALUE, u128::MAX];
-        for value in values {
-            assert_eq!(zero_padded(value, 0), format!("{value}"));
-            assert_eq!(zero_padded(value, TOKEN_DIGITS), format!("{value:020}"));
-        }
-    }
 
     fn check(token: &str) -> Result<PageToken> {
         validate_page_token(token, &Segments::single(ChunkSize::default()))

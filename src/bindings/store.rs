@@ -1,6 +1,8 @@
 //! The store module's bindings: keys and partitions, page tokens, the chunked log, records.
 
-use std::cell::Cell;
+use crate::prelude::*;
+use crate::text::text;
+use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use wasm_bindgen::prelude::*;
 
@@ -22,10 +24,9 @@ pub fn fnv1a32_continue(hash: u32, bytes: &[u8]) -> u32 {
     fnv::fnv1a32_continue(hash, bytes)
 }
 
-thread_local! {
-    /// The hash and partition index of the key `placeKey` placed last.
-    static PLACED: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
-}
+/// The hash (high half) and partition index (low half) of the key `placeKey` placed last. The
+/// module is single-threaded: an atomic is only the safe way to have a mutable static.
+static PLACED: AtomicU64 = AtomicU64::new(0);
 
 /// Places `key` under the email rule (`email`) or as it is, and keeps its hash and partition
 /// index for `placedHash()` and `placedIndex()`: a result object or a returned string costs
@@ -37,7 +38,7 @@ thread_local! {
 pub fn place_key(key: &str, email: bool, #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<f64> {
     let rule = if email { KeyRule::Email } else { KeyRule::Exact };
     let placed = partition::place_key(key, &rule, PartitionCount::from_number(count)?)?;
-    PLACED.set((placed.hash, placed.index));
+    PLACED.store(u64::from(placed.hash) << 32 | u64::from(placed.index), Relaxed);
     Ok(match placed.edit {
         Some(edit) if !edit.is_identity(key) => {
             const SHIFT: f64 = (1 << 24) as f64;
@@ -50,13 +51,13 @@ pub fn place_key(key: &str, email: bool, #[wasm_bindgen(js_name = partitionCount
 /// The FNV-1a hash of the canonical form of the key `placeKey` placed last.
 #[wasm_bindgen(js_name = placedHash)]
 pub fn placed_hash() -> u32 {
-    PLACED.get().0
+    (PLACED.load(Relaxed) >> 32) as u32
 }
 
 /// The partition index of the key `placeKey` placed last.
 #[wasm_bindgen(js_name = placedIndex)]
 pub fn placed_index() -> u32 {
-    PLACED.get().1
+    PLACED.load(Relaxed) as u32
 }
 
 /// The partition index of each key under `count`: `bytes` are the keys' UTF-8 bytes one after
@@ -204,7 +205,7 @@ pub fn page_next(
             _ => return Err(chunk::page_not_found(record_name, page_token)),
         },
     };
-    let corrupt = |e: Error| e.as_corrupt(&format!("{record_name} page \"{}\"", layout::clip(page_token)));
+    let corrupt = |e: Error| e.as_corrupt(&text!(record_name, " page \"", layout::clip(page_token), "\""));
     if present {
         log.check_chunk(first, is_current, sequences).map_err(corrupt)?;
     } else if log.current_len() != 0 {

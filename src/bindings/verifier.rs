@@ -1,5 +1,6 @@
 //! The verifier module's bindings: the export verifier, one line a call.
 
+use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Result;
