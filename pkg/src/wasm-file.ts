@@ -1,5 +1,6 @@
 // A wasm module's file beside the package, for the entries that fetch theirs (the browser
 // entry's store module, the export verifier's module) instead of decoding it from base64 text.
+import { decodeBase64 } from "./base64.js";
 
 /** The first bytes of every wasm module: "\0asm". */
 const MAGIC = [0x00, 0x61, 0x73, 0x6d];
@@ -10,7 +11,7 @@ const MAGIC = [0x00, 0x61, 0x73, 0x6d];
  * the caller uses its inlined copy). Dev servers that move the package do that: Vite's
  * dependency pre-bundling puts it in node_modules/.vite/deps/, where the URL gets its index.html.
  */
-export async function wasmBeside(url: URL): Promise<Response | Uint8Array | undefined> {
+export async function wasmBeside(url: URL): Promise<Response | Uint8Array<ArrayBuffer> | undefined> {
   let response: Response;
   try {
     response = await fetch(url);
@@ -21,4 +22,15 @@ export async function wasmBeside(url: URL): Promise<Response | Uint8Array | unde
   if (response.headers.get("content-type")?.split(";")[0]?.trim() === "application/wasm") return response;
   const bytes = new Uint8Array(await response.arrayBuffer());
   return MAGIC.every((b, i) => bytes[i] === b) ? bytes : undefined;
+}
+
+/**
+ * The module at `url` compiled, as it streams where it is served as wasm; else its inlined
+ * copy (base64 text from `inlined`). Compiled here and instantiated with the glue's `initSync`,
+ * so that no page ships the glue's own fetching start.
+ */
+export async function compileBeside(url: URL, inlined: () => Promise<string>): Promise<WebAssembly.Module> {
+  const found = await wasmBeside(url);
+  if (found instanceof Response) return WebAssembly.compileStreaming(found);
+  return WebAssembly.compile(found ?? decodeBase64(await inlined()));
 }

@@ -1,9 +1,8 @@
 // The export verifier (docs/export-format.md): a second wasm module of the crate (its feature
 // `verifier`), so that a page loads it only when it imports. Only this module calls into it.
-import startVerifier, * as wasm from "../../wasm/attrmap_verifier.js";
-import { decodeBase64 } from "../base64.js";
+import * as wasm from "../../wasm/attrmap_verifier.js";
 import { AttrmapError, callCore, toAttrmapError } from "../errors.js";
-import { wasmBeside } from "../wasm-file.js";
+import { compileBeside } from "../wasm-file.js";
 
 let starting: Promise<void> | undefined;
 
@@ -15,9 +14,8 @@ let starting: Promise<void> | undefined;
  */
 export function verifierReady(): Promise<void> {
   starting ??= (async () => {
-    const found = await wasmBeside(new URL("../../wasm/attrmap_verifier_bg.wasm", import.meta.url));
-    const inlined = async () => decodeBase64((await import("../../wasm/attrmap_verifier_inline.js")).default);
-    await startVerifier({ module_or_path: found ?? (await inlined()) });
+    const inlined = async () => (await import("../../wasm/attrmap_verifier_inline.js")).default;
+    wasm.initSync({ module: await compileBeside(new URL("../../wasm/attrmap_verifier_bg.wasm", import.meta.url), inlined) });
   })().catch((e: unknown) => {
     starting = undefined;
     throw new AttrmapError("storage_error", `the export verifier's wasm module did not load: ${e}`, { cause: e });
