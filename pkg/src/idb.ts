@@ -23,8 +23,6 @@ const IDENTITY = "identity";
 export const DB_VERSION = 3;
 /** Opens tried after a connection was closed under the store, before the next call's own (50 ms, then doubling). */
 const LOOK_AGAIN_TRIES = 6;
-/** Instances an import's final transaction reads per request as it moves them into place. */
-const MOVE_PAGE = 100;
 
 /** What one readwrite transaction stores: instances to put, archives to add (never overwrite), to delete, the metadata. */
 export interface Writes<T> {
@@ -69,7 +67,7 @@ export interface Rewrite {
  * commit() is called with nothing pending: Firefox and WebKit do not abort a transaction for a
  * request that fails after commit() was called, and its other writes would land without it.
  */
-function settledBeforeCommit(requests: readonly IDBRequest[], doing: string): Promise<unknown> {
+export function settledBeforeCommit(requests: readonly IDBRequest[], doing: string): Promise<unknown> {
   return Promise.all(requests.map((r) => request(r, doing)));
 }
 
@@ -86,7 +84,7 @@ export function request<T>(req: IDBRequest<T>, doing: string): Promise<T> {
  * AttrmapError; anything else was thrown by the caller's value while it was being cloned
  * (a getter, a proxy trap), so the value is what is wrong.
  */
-function attempt<T>(doing: string, call: () => T): T {
+export function attempt<T>(doing: string, call: () => T): T {
   try {
     return call();
   } catch (e) {
@@ -160,8 +158,13 @@ export class InstanceStore {
   ) {}
 
   /** Every instance of `map`; with `after`, those named after it. */
-  private mapRange(map: string, after?: string): IDBKeyRange {
+  instancesOf(map: string, after?: string): IDBKeyRange {
     return after === undefined ? this.keyRange.bound([map], [map, []]) : this.keyRange.bound([map, after], [map, []], true, true);
+  }
+
+  /** Every instance of every map whose name starts with `prefix`. */
+  instancesUnder(prefix: string): IDBKeyRange {
+    return this.keyRange.bound([prefix], [`${prefix}\uffff`, []]);
   }
 
   private open(reconnected = false): Promise<IDBDatabase> {
@@ -316,7 +319,7 @@ export class InstanceStore {
    * Runs `body` in one transaction; resolves when it has committed, rejects (with nothing
    * written) otherwise. `body`'s own error (a caller's callback's, too) is passed on as it is.
    */
-  private async transaction<T>(
+  async transaction<T>(
     mode: IDBTransactionMode,
     doing: string,
     body: (tx: IDBTransaction) => Promise<T>,
@@ -426,8 +429,8 @@ export class InstanceStore {
       const maps = tx.objectStore(MAPS);
       const [meta, keys, everything, ...values] = await Promise.all([
         request(maps.get(map), doing),
-        all ? request(store.getAllKeys(this.mapRange(map)), doing) : undefined,
-        all === "values" ? request(store.getAll(this.mapRange(map)), doing) : undefined,
+        all ? request(store.getAllKeys(this.instancesOf(map)), doing) : undefined,
+        all === "values" ? request(store.getAll(this.instancesOf(map)), doing) : undefined,
         ...instances.map((i) => request(store.get([map, i]), doing)),
       ]);
       const names = keys?.map((k) => (k as [string, string])[1]);
@@ -464,7 +467,7 @@ export class InstanceStore {
       return planned.result;
     });
     // Announced only once committed, and only when instances changed (not for a layout alone).
-    if (changed.length > 0) announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: changed });
+    this.announceChanged(map, changed);
     return result;
   }
 
@@ -530,8 +533,8 @@ export class InstanceStore {
       const maps = tx.objectStore(MAPS);
       const [meta, keys, values] = await Promise.all([
         request(maps.get(map), doing),
-        request(store.getAllKeys(this.mapRange(map)), doing),
-        request(store.getAll(this.mapRange(map)), doing),
+        request(store.getAllKeys(this.instancesOf(map)), doing),
+        request(store.getAll(this.instancesOf(map)), doing),
       ]);
       const names = keys.map((k) => (k as [string, string])[1]);
       for (const name of names) changed.add(name);
@@ -540,7 +543,7 @@ export class InstanceStore {
         meta: before,
         names,
         values: values.map(this.adopt),
-        clear: () => attempt(doing, () => void issued.push(store.delete(this.mapRange(map)))),
+        clear: () => attempt(doing, () => void issued.push(store.delete(this.instancesOf(map)))),
         put: async (instance, value) => {
           changed.add(instance);
           await request(
@@ -559,8 +562,7 @@ export class InstanceStore {
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || after === undefined) throw e;
       await this.readBack(map, doing, [], { meta: before, values: [] }, { meta: after, result: undefined }, e);
     });
-    if (changed.size > 0)
-      announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances: [...changed] });
+    this.announceChanged(map, [...changed]);
     return result as T;
   }
 
@@ -573,7 +575,7 @@ export class InstanceStore {
     return this.readOnly(doing, async (tx) => {
       const [meta, cursor] = await Promise.all([
         request(tx.objectStore(MAPS).get(map), doing),
-        request(tx.objectStore(INSTANCES).openCursor(this.mapRange(map, after)), doing),
+        request(tx.objectStore(INSTANCES).openCursor(this.instancesOf(map, after)), doing),
       ]);
       const found = { meta: this.adopt(meta) };
       return cursor
@@ -591,7 +593,7 @@ export class InstanceStore {
     return this.transaction("readonly", doing, async (tx) => {
       const meta = this.adopt(await request(tx.objectStore(MAPS).get(map), doing));
       await new Promise<void>((resolve, reject) => {
-        const req = tx.objectStore(INSTANCES).openCursor(this.mapRange(map));
+        const req = tx.objectStore(INSTANCES).openCursor(this.instancesOf(map));
         req.onerror = () => reject(storageError(req.error, doing));
         req.onsuccess = () => {
           const cursor = req.result;
@@ -610,85 +612,9 @@ export class InstanceStore {
     });
   }
 
-  /** The names of every map of the database (each has a metadata record), in name order. */
-  mapNames(): Promise<string[]> {
-    return this.transaction("readonly", "listing the maps", (tx) =>
-      request(tx.objectStore(MAPS).getAllKeys(), "listing the maps"),
-    ) as Promise<string[]>;
-  }
-
-  /** Puts instances under map names of their own (no metadata, no announcement): an import's staging area. */
-  stage(writes: ReadonlyArray<readonly [map: string, instance: string, value: unknown]>, doing: string): Promise<void> {
-    return this.transaction(
-      "readwrite",
-      doing,
-      async (tx) => {
-        const store = tx.objectStore(INSTANCES);
-        const last = attempt(doing, () => writes.map(([map, instance, value]) => store.put(value, [map, instance])).at(-1));
-        if (last) await request(last, doing);
-      },
-      false,
-    );
-  }
-
-  /** Deletes every instance of the maps whose names start with `prefix` (an import's staging area). */
-  dropPrefix(prefix: string, doing: string): Promise<void> {
-    return this.transaction(
-      "readwrite",
-      doing,
-      async (tx) => {
-        await request(tx.objectStore(INSTANCES).delete(this.keyRange.bound([prefix], [`${prefix}\uffff`, []])), doing);
-      },
-      false,
-    );
-  }
-
-  /**
-   * In one readwrite transaction, for each move: refuses (with `refuse`) a target map that
-   * exists unless `replace`; removes the target's instances and metadata when it does; moves
-   * every instance of `from` to `to`, MOVE_PAGE at a time; and stores `to`'s metadata. All or none.
-   */
-  async moveMaps(
-    moves: ReadonlyArray<{ from: string; to: string; meta: object; replace: boolean }>,
-    doing: string,
-    refuse: (map: string) => Error,
-  ): Promise<void> {
-    const changed = new Map<string, string[]>();
-    await this.transaction("readwrite", doing, async (tx) => {
-      const store = tx.objectStore(INSTANCES);
-      const maps = tx.objectStore(MAPS);
-      const issued: IDBRequest[] = [];
-      for (const { from, to, meta, replace } of moves) {
-        const names: string[] = [];
-        if ((await request(maps.get(to), doing)) !== undefined) {
-          if (!replace) throw refuse(to);
-          for (const key of await request(store.getAllKeys(this.mapRange(to)), doing)) names.push((key as [string, string])[1]);
-          issued.push(store.delete(this.mapRange(to)));
-        }
-        // A page of instances per round trip (a cursor took one for each), then one range delete.
-        for (let after: string | undefined; ; ) {
-          const page = this.mapRange(from, after);
-          const [keys, values] = await Promise.all([
-            request(store.getAllKeys(page, MOVE_PAGE), doing),
-            request(store.getAll(page, MOVE_PAGE), doing),
-          ]);
-          keys.forEach((key, i) => {
-            const instance = (key as [string, string])[1];
-            issued.push(attempt(doing, () => store.put(values[i], [to, instance])));
-            names.push(instance);
-          });
-          if (keys.length < MOVE_PAGE) break;
-          after = (keys.at(-1) as [string, string])[1];
-        }
-        issued.push(store.delete(this.mapRange(from)));
-        attempt(doing, () => void issued.push(maps.put(meta, to)));
-        changed.set(to, names);
-      }
-      await settledBeforeCommit(issued, doing);
-    });
-    this.channel ??= openChannel(this.name);
-    for (const [map, instances] of changed)
-      if (instances.length > 0) announce(this.channel, { database: this.name, map, instances });
+  /** Tells every context of the origin that these instances of `map` changed (none: nothing). */
+  announceChanged(map: string, instances: string[]): void {
+    if (instances.length > 0) announce((this.channel ??= openChannel(this.name)), { database: this.name, map, instances });
   }
 
   /** Closes the connection and the change channel; the next call opens new ones. */

@@ -11,6 +11,7 @@ import { AttrmapError } from "../errors.js";
 import { exactJson, NotExactJson, partitionJson } from "../exact-json.js";
 import { corrupt } from "../idb.js";
 import { type Layout, type LogState, readMeta } from "../layout.js";
+import { mapNames } from "./staging.js";
 
 /** One piece of an export, in file order. */
 export type ExportItem =
@@ -40,8 +41,8 @@ export function wantedMaps(options: unknown): string[] | undefined {
 }
 
 /** The maps an export reads: every map, or those asked for (each must exist), in name order. */
-async function mapNames(ctx: Context, wanted: string[] | undefined): Promise<string[]> {
-  const all = await ctx.store.mapNames();
+async function mapsToExport(ctx: Context, wanted: string[] | undefined): Promise<string[]> {
+  const all = await mapNames(ctx.store);
   if (wanted === undefined) return all;
   const present = new Set(all);
   const missing = wanted.find((m) => !present.has(m));
@@ -51,7 +52,7 @@ async function mapNames(ctx: Context, wanted: string[] | undefined): Promise<str
 
 /** @internal Every item of an export of `ctx`'s database. */
 export async function* exportItems(ctx: Context, wanted: string[] | undefined): AsyncGenerator<ExportItem> {
-  for (const map of await mapNames(ctx, wanted)) {
+  for (const map of await mapsToExport(ctx, wanted)) {
     const doing = `exporting map "${map}"`;
     const { meta, values } = await ctx.store.read(map, [CURRENT]);
     const read = readMeta(map, meta);

@@ -12,6 +12,7 @@ import { AttrmapError } from "../errors.js";
 import { withLocks } from "../locks.js";
 import { profileProblem, subscriberRecords } from "../records.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "../subscriber-archive.js";
+import { dropPrefix, mapNames, moveMaps, stage } from "./staging.js";
 import { ExportChecker, verifierReady } from "./verifier.js";
 
 /** Map names under this prefix are an import's staging area: U+0000 first, which the core refuses in callers' map names. */
@@ -120,11 +121,11 @@ export async function importInto(ctx: Context, source: unknown, options: unknown
   await verifierReady();
   // One import at a time per database: it owns the staging area while it runs.
   return withLocks(ctx.locks, [{ key: lockKey(ctx, STAGING_PREFIX), mode: "exclusive" }], { signal }, async () => {
-    await ctx.store.dropPrefix(STAGING_PREFIX, "removing what an interrupted import staged");
+    await dropPrefix(ctx.store, STAGING_PREFIX, "removing what an interrupted import staged");
     try {
       return await run(ctx, input, { replace, onProgress, signal });
     } finally {
-      await ctx.store.dropPrefix(STAGING_PREFIX, "removing the import's staged instances");
+      await dropPrefix(ctx.store, STAGING_PREFIX, "removing the import's staged instances");
     }
   });
 }
@@ -135,7 +136,7 @@ async function run(
   { replace, onProgress, signal }: { replace: boolean; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
 ): Promise<ImportSummary> {
   const verifier = new ExportChecker();
-  const existing = new Set(await ctx.store.mapNames());
+  const existing = new Set(await mapNames(ctx.store));
   const plans: Plan[] = [];
   let batch: Array<readonly [string, string, unknown]> = [];
   let chars = 0;
@@ -145,7 +146,7 @@ async function run(
       throw new AttrmapError("aborted", "the import was aborted; nothing was imported", { cause: signal.reason });
   };
   const flush = async () => {
-    if (batch.length > 0) await ctx.store.stage(batch, "staging imported instances");
+    if (batch.length > 0) await stage(ctx.store, batch, "staging imported instances");
     batch = [];
     chars = 0;
     onProgress?.({ phase: "checking", lines: count });
@@ -257,7 +258,8 @@ async function run(
     ]);
     await withLocks(ctx.locks, locks, { signal }, async () => {
       stop();
-      await ctx.store.moveMaps(
+      await moveMaps(
+        ctx.store,
         moves,
         "importing",
         (map) => new AttrmapError("already_exists", `map "${map}" exists already; pass { replace: true } to replace it`),

@@ -1,0 +1,92 @@
+// What only export and import do to the database: list its maps; stage checked instances under
+// map names of their own, move them into place in one transaction, and clear the staging area.
+// Functions of the instance store, here so that a page that never imports does not load them.
+import { attempt, INSTANCES, type InstanceStore, MAPS, request, settledBeforeCommit } from "../idb.js";
+
+/** Instances the final transaction reads per request as it moves them into place. */
+const MOVE_PAGE = 100;
+
+/** The names of every map of the database (each has a metadata record), in name order. */
+export function mapNames(store: InstanceStore): Promise<string[]> {
+  return store.transaction("readonly", "listing the maps", (tx) =>
+    request(tx.objectStore(MAPS).getAllKeys(), "listing the maps"),
+  ) as Promise<string[]>;
+}
+
+/** Puts instances under map names of their own (no metadata, no announcement): the staging area. */
+export function stage(
+  store: InstanceStore,
+  writes: ReadonlyArray<readonly [map: string, instance: string, value: unknown]>,
+  doing: string,
+): Promise<void> {
+  return store.transaction(
+    "readwrite",
+    doing,
+    async (tx) => {
+      const instances = tx.objectStore(INSTANCES);
+      const last = attempt(doing, () => writes.map(([map, instance, value]) => instances.put(value, [map, instance])).at(-1));
+      if (last) await request(last, doing);
+    },
+    false,
+  );
+}
+
+/** Deletes every instance of the maps whose names start with `prefix` (the staging area). */
+export function dropPrefix(store: InstanceStore, prefix: string, doing: string): Promise<void> {
+  return store.transaction(
+    "readwrite",
+    doing,
+    async (tx) => {
+      await request(tx.objectStore(INSTANCES).delete(store.instancesUnder(prefix)), doing);
+    },
+    false,
+  );
+}
+
+/**
+ * In one readwrite transaction, for each move: refuses (with `refuse`) a target map that
+ * exists unless `replace`; removes the target's instances and metadata when it does; moves
+ * every instance of `from` to `to`, MOVE_PAGE at a time; and stores `to`'s metadata. All or none.
+ */
+export async function moveMaps(
+  store: InstanceStore,
+  moves: ReadonlyArray<{ from: string; to: string; meta: object; replace: boolean }>,
+  doing: string,
+  refuse: (map: string) => Error,
+): Promise<void> {
+  const changed = new Map<string, string[]>();
+  await store.transaction("readwrite", doing, async (tx) => {
+    const instances = tx.objectStore(INSTANCES);
+    const maps = tx.objectStore(MAPS);
+    const issued: IDBRequest[] = [];
+    for (const { from, to, meta, replace } of moves) {
+      const names: string[] = [];
+      if ((await request(maps.get(to), doing)) !== undefined) {
+        if (!replace) throw refuse(to);
+        for (const key of await request(instances.getAllKeys(store.instancesOf(to)), doing))
+          names.push((key as [string, string])[1]);
+        issued.push(instances.delete(store.instancesOf(to)));
+      }
+      // A page of instances per round trip (a cursor took one for each), then one range delete.
+      for (let after: string | undefined; ; ) {
+        const page = store.instancesOf(from, after);
+        const [keys, values] = await Promise.all([
+          request(instances.getAllKeys(page, MOVE_PAGE), doing),
+          request(instances.getAll(page, MOVE_PAGE), doing),
+        ]);
+        keys.forEach((key, i) => {
+          const instance = (key as [string, string])[1];
+          issued.push(attempt(doing, () => instances.put(values[i], [to, instance])));
+          names.push(instance);
+        });
+        if (keys.length < MOVE_PAGE) break;
+        after = (keys.at(-1) as [string, string])[1];
+      }
+      issued.push(instances.delete(store.instancesOf(from)));
+      attempt(doing, () => void issued.push(maps.put(meta, to)));
+      changed.set(to, names);
+    }
+    await settledBeforeCommit(issued, doing);
+  });
+  for (const [map, names] of changed) store.announceChanged(map, names);
+}
