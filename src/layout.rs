@@ -5,6 +5,7 @@
 use crate::error::{Error, Result};
 use crate::prelude::*;
 use crate::text::{char_count, text, zero_padded};
+use crate::wide::div_rem;
 
 /// The reference server's layout: 1000 partitions a map, 100 records a chunk.
 pub const DEFAULT_PARTITION_COUNT: u32 = 1000;
@@ -302,8 +303,8 @@ impl Segments {
     pub fn chunk_start(&self, sequence: u128) -> u128 {
         let (s, _) = self.around(sequence);
         let from = u128::from(s.from_sequence);
-        let size = u128::from(s.chunk_size.get());
-        from + (sequence - from) / size * size
+        let size = s.chunk_size.get();
+        from + div_rem(sequence - from, size).0 * u128::from(size)
     }
 
     /// Whether `first_sequence` starts a chunk under these segments.

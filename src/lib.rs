@@ -20,6 +20,7 @@ mod prelude {
 }
 
 mod text;
+mod wide;
 
 mod chunk;
 mod email;

@@ -3,6 +3,7 @@
 //! `text!(a, b, ...)` joins pieces; a piece is text or an unsigned integer, in decimal.
 
 use crate::prelude::*;
+use crate::wide::div_rem;
 
 /// One piece of a message.
 pub trait Piece {
@@ -53,8 +54,9 @@ pub fn zero_padded(value: u128, width: usize) -> String {
     let mut digits = Vec::new();
     let mut rest = value;
     while rest > 0 || digits.len() < width.max(1) {
-        digits.push(b'0' + (rest % 10) as u8);
-        rest /= 10;
+        let (quotient, digit) = div_rem(rest, 10);
+        digits.push(b'0' + digit as u8);
+        rest = quotient;
     }
     digits.iter().rev().map(|&d| char::from(d)).collect()
 }
