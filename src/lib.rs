@@ -19,6 +19,9 @@ mod prelude {
     pub use alloc::vec::Vec;
 }
 
+// The wasm modules' allocator; native builds use the system's.
+#[cfg(any(test, target_family = "wasm"))]
+mod heap;
 mod text;
 mod wide;
 
@@ -60,8 +63,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-// Talc instead of the default dlmalloc: the same job in about a third of the code
-// (BENCHMARKS.md, "Size of what ships"). The module is single-threaded (no atomics).
+// The module is single-threaded (no atomics), as `Heap` requires.
 #[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: heap::Heap = heap::Heap::new(heap::grow_memory);

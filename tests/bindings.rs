@@ -146,7 +146,7 @@ fn required_subscriber_fields_in_order() {
     assert!(bindings::check_subscriber_fields(1.0, 1.0).is_ok());
 }
 
-/// The module's allocator (talc, src/lib.rs) reuses what a call frees: hundreds of batch calls
+/// The module's allocator (src/heap.rs) reuses what a call frees: hundreds of batch calls
 /// of mixed sizes leave the memory where the first calls of the largest size left it.
 #[wasm_bindgen_test]
 fn memory_freed_by_a_call_is_reused_by_the_next() {
