@@ -16,10 +16,12 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(wildcard src/*.rs src/*/*.rs)
 RELEASE_WASM := target/$(WASM_TARGET)/release/attrmap.wasm
-# The crate's two wasm modules, one per feature (Cargo.toml): the store's, and the export verifier's.
-MODULES := target/modules/attrmap.wasm target/modules/attrmap_verifier.wasm
-GLUE := pkg/wasm/attrmap.js pkg/wasm/attrmap_verifier.js
-INLINE := pkg/wasm/attrmap_inline.js pkg/wasm/attrmap_verifier_inline.js
+# The crate's three wasm modules, one per feature (Cargo.toml): the store's, the export
+# verifier's, and the log maintenance's (chunk-size change, retention).
+MODULE_NAMES := attrmap attrmap_verifier attrmap_maintenance
+MODULES := $(MODULE_NAMES:%=target/modules/%.wasm)
+GLUE := $(MODULE_NAMES:%=pkg/wasm/%.js)
+INLINE := $(MODULE_NAMES:%=pkg/wasm/%_inline.js)
 DIST := pkg/dist/index.js
 PKG_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",/\1/p' pkg/package.json)
 TARBALL := build/attrmap-$(PKG_VERSION).tgz
@@ -72,13 +74,15 @@ tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.jso
 
 # ---- build -------------------------------------------------------------------------
 
-# Both from one target dir, one after the other: only the crate itself builds again for each.
+# All from one target dir, one after the other: only the crate itself builds again for each.
 $(MODULES) &: $(RUST_SOURCES) | wasm-tools
 	mkdir -p target/modules
 	cargo build --release --target $(WASM_TARGET) --lib --no-default-features --features store
 	cp $(RELEASE_WASM) target/modules/attrmap.wasm
 	cargo build --release --target $(WASM_TARGET) --lib --no-default-features --features verifier
 	cp $(RELEASE_WASM) target/modules/attrmap_verifier.wasm
+	cargo build --release --target $(WASM_TARGET) --lib --no-default-features --features maintenance
+	cp $(RELEASE_WASM) target/modules/attrmap_maintenance.wasm
 
 # Glue, then wasm-opt from the npm binaryen package (Debian's binaryen breaks the module),
 # then the optimized module inlined into an ES module; for each module. --low-memory-unused:
@@ -86,7 +90,7 @@ $(MODULES) &: $(RUST_SOURCES) | wasm-tools
 # custom sections stripped (producers, target features) are read by no engine.
 WASM_OPT_FLAGS := -Oz --converge --low-memory-unused --strip-producers --strip-target-features
 $(GLUE) $(INLINE) &: $(MODULES) scripts/inline-wasm.mjs pkg/node_modules/.package-lock.json Makefile | wasm-tools
-	for m in attrmap attrmap_verifier; do \
+	for m in $(MODULE_NAMES); do \
 	  wasm-bindgen target/modules/$$m.wasm --target web --omit-default-module-path --out-dir pkg/wasm --out-name $$m; \
 	  pkg/node_modules/.bin/wasm-opt $(WASM_OPT_FLAGS) pkg/wasm/$${m}_bg.wasm -o pkg/wasm/$${m}_bg.wasm; \
 	  node scripts/inline-wasm.mjs pkg/wasm/$${m}_bg.wasm pkg/wasm/$${m}_inline; \
@@ -128,8 +132,7 @@ www/attrmap/dist/index.js: $(DIST)
 	mkdir -p www/attrmap
 	cp -r pkg/dist www/attrmap/dist
 	mkdir -p www/attrmap/wasm
-	cp pkg/wasm/attrmap.js pkg/wasm/attrmap_inline.js pkg/wasm/attrmap_bg.wasm www/attrmap/wasm/
-	cp pkg/wasm/attrmap_verifier.js pkg/wasm/attrmap_verifier_inline.js pkg/wasm/attrmap_verifier_bg.wasm www/attrmap/wasm/
+	for m in $(MODULE_NAMES); do cp pkg/wasm/$$m.js pkg/wasm/$${m}_inline.js pkg/wasm/$${m}_bg.wasm www/attrmap/wasm/; done
 
 demo: www/attrmap/dist/index.js
 	@echo "attrmap demo on http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"

@@ -11,6 +11,7 @@ import { corrupt } from "./idb.js";
 import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
 import { MAX_BATCH } from "./limits.js";
 import { type WriteOptions, writeOptions } from "./locks.js";
+import * as maintenance from "./log-maintenance.js";
 import type { RecordKind } from "./records.js";
 
 /** How `store.chunkedLog(name, options)` opens or creates a log. */
@@ -378,8 +379,9 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    */
   async changeChunkSize(chunkSize: number, options: WriteOptions = {}): Promise<void> {
     const size = core.resolveChunkSize(args.number("chunkSize", chunkSize));
+    await maintenance.maintenanceReady(); // before the lock and the transaction, which must not wait on it
     await this.write(writeOptions(options), `changing the chunk size of log "${this.name}"`, (view, current) => {
-      const plan = core.chunkSizeChange(view.log, current.length, size);
+      const plan = maintenance.chunkSizeChange(view.log, current.length, size);
       if (!plan.changed) return { result: undefined };
       const segments: Segment[] = [];
       for (let i = 0; i < plan.segments.length; i += 2)
@@ -402,11 +404,12 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    */
   async dropArchivesBefore(pageToken: string, options: WriteOptions = {}): Promise<number> {
     const token = args.text("pageToken", pageToken);
+    await maintenance.maintenanceReady();
     return this.write(
       writeOptions(options),
       `dropping archives of log "${this.name}"`,
       (view) => {
-        const plan = core.dropPlan(view.log, token, this.kind.recordName);
+        const plan = maintenance.dropPlan(view.log, token, this.kind.recordName);
         if (plan.dropped === 0) return { result: 0 };
         return {
           deleteRange: [core.archiveToken(plan.previous), core.archiveToken(plan.retainedFrom)] as const,

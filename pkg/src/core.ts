@@ -141,23 +141,3 @@ export const pageNext = (log: LogBook, token: string, present: boolean, sequence
 /** The token of the page holding `sequence` (the oldest retained one for a dropped sequence), or `""` past the newest record. */
 export const pageOfSequence = (log: LogBook, sequence: number): string =>
   callCore(() => wasm.pageOfSequence(log.book, log.latest, sequence));
-
-/** `changeChunkSize`: whether anything changes, the chunk to archive (length 0: none), the new segments. */
-export function chunkSizeChange(
-  log: LogBook,
-  currentLength: number,
-  size: number,
-): { changed: boolean; cut: { first: number; length: number }; segments: Float64Array } {
-  const out = callCore(() => wasm.chunkSizeChange(log.book, log.latest, currentLength, size));
-  return { changed: out[0] === 1, cut: { first: out[1]!, length: out[2]! }, segments: out.subarray(3) };
-}
-
-/** Retention: the new first retained sequence, the chunks it drops, and the old first retained sequence. */
-export function dropPlan(
-  log: LogBook,
-  token: string,
-  recordName: string,
-): { retainedFrom: number; dropped: number; previous: number } {
-  const out = callCore(() => wasm.dropPlan(log.book, log.latest, token, recordName));
-  return { retainedFrom: out[0]!, dropped: out[1]!, previous: out[2]! };
-}

@@ -1,6 +1,8 @@
 // A wasm module's file beside the package, for the entries that fetch theirs (the browser
-// entry's store module, the export verifier's module) instead of decoding it from base64 text.
+// entry's store module, the export verifier's and log maintenance's modules) instead of
+// decoding it from base64 text.
 import { decodeBase64 } from "./base64.js";
+import { AttrmapError } from "./errors.js";
 
 /** The first bytes of every wasm module: "\0asm". */
 const MAGIC = [0x00, 0x61, 0x73, 0x6d];
@@ -33,4 +35,18 @@ export async function compileBeside(url: URL, inlined: () => Promise<string>): P
   const found = await wasmBeside(url);
   if (found instanceof Response) return WebAssembly.compileStreaming(found);
   return WebAssembly.compile(found ?? decodeBase64(await inlined()));
+}
+
+/**
+ * A module's start that runs once, at the first call that needs it (`ready()`). Where it does
+ * not load (offline with neither the file nor its inlined copy cached), that call fails with
+ * `storage_error` naming `what`, and the next one tries again.
+ */
+export function startOnce(what: string, start: () => Promise<void>): () => Promise<void> {
+  let starting: Promise<void> | undefined;
+  return () =>
+    (starting ??= start().catch((e: unknown) => {
+      starting = undefined;
+      throw new AttrmapError("storage_error", `${what} did not load: ${e}`, { cause: e });
+    }));
 }

@@ -4,20 +4,25 @@
 //! are on the stack. Results are primitives too. Core errors become JS `Error`s carrying a
 //! stable `code`, which the TypeScript layer rethrows as `AttrmapError`.
 //!
-//! The package ships two wasm modules of this crate, each built with one feature: `store` (the
-//! rules every store uses) and `verifier` (the export verifier, which only an import needs, in
-//! a module of its own so that pages that never import do not load it). Tests build both.
+//! The package ships three wasm modules of this crate, each built with one feature: `store`
+//! (the rules every store uses), `verifier` (the export verifier, which only an import needs)
+//! and `maintenance` (a log's chunk-size change and retention), the last two in modules of
+//! their own so that pages that never use them do not load them. Tests build all three.
 
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 
+#[cfg(feature = "maintenance")]
+mod maintenance;
 #[cfg(feature = "store")]
 mod store;
 #[cfg(feature = "verifier")]
 mod verifier;
 
+#[cfg(feature = "maintenance")]
+pub use maintenance::*;
 #[cfg(feature = "store")]
 pub use store::*;
 #[cfg(feature = "verifier")]
@@ -34,4 +39,23 @@ impl From<Error> for JsValue {
         let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
         err.into()
     }
+}
+
+/// A log's bookkeeping as it crosses: `book` = [nextSequence, retainedFrom, from, size, from,
+/// size, ...] plus its latest archived chunk token. It is checked on every call, and any
+/// inconsistency is `corrupt_data` (the caller read it from storage).
+#[cfg(any(feature = "store", feature = "maintenance"))]
+fn log(book: &[f64], latest: &str) -> crate::error::Result<crate::chunk::Log> {
+    use crate::layout::{whole_number, Segments, MAX_SEQUENCE};
+    use crate::prelude::*;
+
+    let [next, retained, flat @ ..] = book else {
+        return Err(Error::corrupt("the log's bookkeeping is incomplete"));
+    };
+    let stored = |e: Error| e.as_corrupt("the stored layout");
+    let segments = Segments::from_numbers(flat).map_err(stored)?;
+    let next_sequence = whole_number("nextSequence", *next, 1, MAX_SEQUENCE + 1).map_err(stored)?;
+    let retained_from = whole_number("retainedFrom", *retained, 1, MAX_SEQUENCE + 1).map_err(stored)?;
+    let state = crate::chunk::LogState { next_sequence, latest_archived_chunk_token: latest.to_string() };
+    crate::chunk::Log::checked(segments, state, retained_from)
 }

@@ -6,6 +6,7 @@ use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use wasm_bindgen::prelude::*;
 
+use super::log;
 use crate::chunk::Log;
 use crate::error::{Error, Result};
 use crate::layout::{whole_number, ChunkSize, KeyRule, PartitionCount, Segments, FIRST_LAYOUT_VERSION, MAX_SEQUENCE};
@@ -138,21 +139,7 @@ pub fn archive_chunk_token_of_decimal(digits: &str) -> Result<String> {
 
 // ---- the chunked log -----------------------------------------------------------------
 //
-// A log's bookkeeping crosses as `book` = [nextSequence, retainedFrom, from, size, from,
-// size, ...] plus its latest archived chunk token; it is checked on every call, and any
-// inconsistency is `corrupt_data` (the caller read it from storage).
-
-fn log(book: &[f64], latest: &str) -> Result<Log> {
-    let [next, retained, flat @ ..] = book else {
-        return Err(Error::corrupt("the log's bookkeeping is incomplete"));
-    };
-    let stored = |e: Error| e.as_corrupt("the stored layout");
-    let segments = segments(flat).map_err(stored)?;
-    let next_sequence = whole_number("nextSequence", *next, 1, MAX_SEQUENCE + 1).map_err(stored)?;
-    let retained_from = whole_number("retainedFrom", *retained, 1, MAX_SEQUENCE + 1).map_err(stored)?;
-    let state = chunk::LogState { next_sequence, latest_archived_chunk_token: latest.to_string() };
-    Log::checked(segments, state, retained_from)
-}
+// A log's bookkeeping crosses as `book` and `latest` (see `log` in bindings/mod.rs).
 
 /// The bookkeeping of a new, empty log with chunks of `size`: `[nextSequence, retainedFrom,
 /// 1, size]` (and no latest archive).
@@ -225,30 +212,6 @@ pub fn page_of_sequence(book: &[f64], latest: &str, sequence: f64) -> Result<Str
         Some(chunk::PageOf::Current) => token::CURRENT.to_string(),
         Some(chunk::PageOf::Archived(first)) => token::archive_chunk_token(u128::from(first))?,
     })
-}
-
-/// `changeChunkSize`: `[changed, cutFirst, cutLength, from, size, ...]` where `changed` is 0
-/// when `size` is already in force, a cut of length 0 means `current` was empty, and the
-/// rest are the new segments.
-#[wasm_bindgen(js_name = chunkSizeChange)]
-pub fn chunk_size_change(book: &[f64], latest: &str, current_len: f64, size: f64) -> Result<Vec<f64>> {
-    let log = log(book, latest)?;
-    let size = ChunkSize::from_number(size)?;
-    let current_len = whole_number("current length", current_len, 0, MAX_SEQUENCE)?;
-    let (changed, cut) = log.change_chunk_size(current_len, size)?;
-    let mut out = vec![if changed == log { 0.0 } else { 1.0 }];
-    out.extend(cut.map_or([0.0, 0.0], |c| [c.first as f64, c.len as f64]));
-    out.extend(changed.segments.to_numbers());
-    Ok(out)
-}
-
-/// Retention: `[retainedFrom, droppedChunks, previousRetainedFrom]` for dropping the archives
-/// older than `page_token`.
-#[wasm_bindgen(js_name = dropPlan)]
-pub fn drop_plan(book: &[f64], latest: &str, page_token: &str, record_name: &str) -> Result<Vec<f64>> {
-    let log = log(book, latest)?;
-    let (after, dropped) = log.drop_archives_before(page_token, record_name)?;
-    Ok(vec![after.retained_from as f64, dropped as f64, log.retained_from as f64])
 }
 
 // ---- records ---------------------------------------------------------------------------

@@ -1,27 +1,18 @@
 // The export verifier (docs/export-format.md): a second wasm module of the crate (its feature
 // `verifier`), so that a page loads it only when it imports. Only this module calls into it.
 import * as wasm from "../../wasm/attrmap_verifier.js";
-import { AttrmapError, callCore, toAttrmapError } from "../errors.js";
-import { compileBeside } from "../wasm-file.js";
-
-let starting: Promise<void> | undefined;
+import { type AttrmapError, callCore, toAttrmapError } from "../errors.js";
+import { compileBeside, startOnce } from "../wasm-file.js";
 
 /**
  * Starts the verifier's module, once, at the first import: the file beside the package,
  * compiled as it streams, else the inlined copy, which bundlers make a chunk of its own
- * (Node takes that path: its fetch reads no file: URLs). Where neither loads (offline with
- * neither cached), the import fails with `storage_error` and a later one tries again.
+ * (Node takes that path: its fetch reads no file: URLs).
  */
-export function verifierReady(): Promise<void> {
-  starting ??= (async () => {
-    const inlined = async () => (await import("../../wasm/attrmap_verifier_inline.js")).default;
-    wasm.initSync({ module: await compileBeside(new URL("../../wasm/attrmap_verifier_bg.wasm", import.meta.url), inlined) });
-  })().catch((e: unknown) => {
-    starting = undefined;
-    throw new AttrmapError("storage_error", `the export verifier's wasm module did not load: ${e}`, { cause: e });
-  });
-  return starting;
-}
+export const verifierReady = startOnce("the export verifier's wasm module", async () => {
+  const inlined = async () => (await import("../../wasm/attrmap_verifier_inline.js")).default;
+  wasm.initSync({ module: await compileBeside(new URL("../../wasm/attrmap_verifier_bg.wasm", import.meta.url), inlined) });
+});
 
 /** The export verifier of the Rust core, one line a call; made after `verifierReady()`, `free()` it after. */
 export class ExportChecker {
