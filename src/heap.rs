@@ -46,21 +46,26 @@ impl Heap {
         Heap { free: [const { Cell::new(0) }; CLASSES], next: Cell::new(0), end: Cell::new(0), grow }
     }
 
+    /// The first 16-aligned address of the unused memory, if `size` bytes fit there.
+    fn fitting(&self, size: usize) -> Option<usize> {
+        let start = self.next.get().checked_add(ALIGN - 1)? & !(ALIGN - 1);
+        (self.end.get().checked_sub(start)? >= size).then_some(start)
+    }
+
     /// A fresh block of `size` bytes from the unused memory, growing it if it is too short.
     fn carve(&self, size: usize) -> Option<usize> {
-        let mut start = self.next.get().checked_add(ALIGN - 1)? & !(ALIGN - 1);
-        if self.end.get().checked_sub(start)? < size {
-            let (from, to) = (self.grow)(size.checked_add(ALIGN)?)?;
-            // The new memory follows the old unless something else grew it meanwhile.
-            if from != self.end.get() {
-                self.next.set(from);
+        let start = match self.fitting(size) {
+            Some(start) => start,
+            None => {
+                let (from, to) = (self.grow)(size.checked_add(ALIGN)?)?;
+                // The new memory follows the old unless something else grew it meanwhile.
+                if from != self.end.get() {
+                    self.next.set(from);
+                }
+                self.end.set(to);
+                self.fitting(size)?
             }
-            self.end.set(to);
-            start = self.next.get().checked_add(ALIGN - 1)? & !(ALIGN - 1);
-            if self.end.get().checked_sub(start)? < size {
-                return None;
-            }
-        }
+        };
         self.next.set(start + size);
         Some(start)
     }
