@@ -21,8 +21,9 @@ const page = (script: string) =>
   `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>app</title>\n${script}\n`;
 /**
  * An app whose main module runs `start` (the quick start, as a module of its own), then reads
- * Alice back through `reader`, and imports an export of the database into another one (the
- * export verifier's wasm module, which the first import loads, beside the store's).
+ * Alice back through `reader`, imports an export of the database into another one and changes
+ * a log's chunk size (the export verifier's and log maintenance's wasm modules, which those
+ * first calls load, beside the store's).
  */
 const newApp = (name: string, start: string, reader: string) =>
   appFolder(name, {
@@ -36,6 +37,10 @@ const alice = await (await openAttrmap().customerDirectory()).getProfile("alice@
 document.documentElement.dataset.alice = JSON.stringify(alice);
 const copied = await importData(openAttrmap({ name: "copy" }), await exportText(openAttrmap()));
 document.documentElement.dataset.imported = String(copied.entries);
+const log = await openAttrmap().chunkedLog("events");
+await log.append("opened");
+await log.changeChunkSize(10);
+document.documentElement.dataset.chunkSize = String((await log.stats()).chunkSize);
 document.documentElement.dataset.ready = "true";
 `,
   });
@@ -48,7 +53,13 @@ after(() => {
   for (const app of Object.values(apps)) app.remove();
 });
 
-type Visit = { alice: Record<string, string>; imported: string | null; errors: string[]; wasm: string[] };
+type Visit = {
+  alice: Record<string, string>;
+  imported: string | null;
+  chunkSize: string | null;
+  errors: string[];
+  wasm: string[];
+};
 
 /** What a page of the app did at `origin`: Alice as read back, page errors, and the wasm-related responses. */
 async function visit(origin: string): Promise<Visit> {
@@ -64,7 +75,11 @@ async function visit(origin: string): Promise<Visit> {
     const failed = () => tab.errors.some((e) => e.startsWith("pageerror"));
     await until("the app to be ready", async () => (await tab.getAttribute("html", "data-ready")) === "true" || failed());
     const alice = JSON.parse((await tab.getAttribute("html", "data-alice")) ?? "{}") as Record<string, string>;
-    return { alice, imported: await tab.getAttribute("html", "data-imported"), errors: tab.errors, wasm };
+    const [imported, chunkSize] = [
+      await tab.getAttribute("html", "data-imported"),
+      await tab.getAttribute("html", "data-chunk-size"),
+    ];
+    return { alice, imported, chunkSize, errors: tab.errors, wasm };
   } finally {
     await browser.dispose();
   }
@@ -75,7 +90,7 @@ async function visit(origin: string): Promise<Visit> {
  * error allowed is the browser's own line for a wasm file a bundler did not copy (404).
  */
 function assertQuickStartRan(result: Visit, where: string) {
-  const missing = result.wasm.some((w) => /^attrmap(_verifier)?_bg\.wasm 404/.test(w));
+  const missing = result.wasm.some((w) => /^attrmap(_verifier|_maintenance)?_bg\.wasm 404/.test(w));
   const notFound = "console: Failed to load resource: the server responded with a status of 404 (Not Found)";
   assert.deepEqual(
     result.errors.filter((e) => !(missing && e === notFound)),
@@ -88,6 +103,7 @@ function assertQuickStartRan(result: Visit, where: string) {
     `${where}: ${JSON.stringify(result)}`,
   );
   assert.ok(Number(result.imported) >= 1, `${where}: the import: ${JSON.stringify(result)}`);
+  assert.equal(result.chunkSize, "10", `${where}: the chunk-size change: ${JSON.stringify(result)}`);
 }
 
 /** Serves the built folder `dir` and visits it. */
@@ -132,11 +148,12 @@ for (const [name, app] of Object.entries(apps)) {
     await run(process.execPath, [viteCli(8), "build", "--outDir", "out-vite", "--logLevel", "warn"], app.dir);
     const result = await visitBuild(join(app.dir, "out-vite"));
     assertQuickStartRan(result, "vite build");
-    // The verifier's wasm file is streamed at the import, whichever entry started the store.
-    assert.ok(
-      result.wasm.some((w) => /^attrmap_verifier_bg-.*\.wasm 200 application\/wasm$/.test(w)),
-      result.wasm.join(),
-    );
+    // The verifier's and maintenance's wasm files are streamed at their first calls, whichever entry started the store.
+    for (const module of ["verifier", "maintenance"])
+      assert.ok(
+        result.wasm.some((w) => new RegExp(`^attrmap_${module}_bg-.*\\.wasm 200 application/wasm$`).test(w)),
+        `${module}: ${result.wasm.join()}`,
+      );
     if (streaming) {
       // The wasm file is streamed; the inlined module, a chunk of its own, is never fetched.
       assert.ok(

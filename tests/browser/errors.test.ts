@@ -1,7 +1,7 @@
 // The IndexedDB error codes, each provoked for real in Chromium: a transaction the browser
 // aborts, a connection closed under the store (retried once, then connection_closed), a
 // database another program left without attrmap's object stores, the HTTP handler's answers
-// to lock waits, and an import whose export verifier module does not arrive.
+// to lock waits, and an import or a chunk-size change whose late wasm module does not arrive.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
@@ -207,5 +207,30 @@ test("an import whose verifier module cannot load is storage_error and changes n
   const imported = await run();
   assert.deepEqual(imported.outcome, { maps: 1, instances: 1, entries: 1 });
   assert.notEqual(imported.target, header);
+  await page.close();
+});
+
+test("a chunk-size change whose maintenance module cannot load: storage_error, no change; the next one loads it", async () => {
+  const page = await openTab(env.context, env.server.origin);
+  const offline = /attrmap_maintenance_(bg\.wasm|inline\.js)$/;
+  await page.route(offline, (route) => route.abort("internetdisconnected"));
+  const run = () =>
+    page.evaluate(async () => {
+      const log = await window.attrmap.openAttrmap({ name: "offline-maintenance" }).chunkedLog<number>("l");
+      if ((await log.count()) === 0) await log.appendMany([1, 2, 3]);
+      const outcome = await log.changeChunkSize(2).then(
+        () => "changed",
+        (e: { code?: string; message?: string }) => `${e.code}: ${e.message}`,
+      );
+      return { outcome, stats: await log.stats() };
+    });
+  const refused = await run();
+  assert.match(refused.outcome, /^storage_error: the log maintenance wasm module did not load/);
+  // As before the call: three records in current, the default chunk size (docs/chunked-log.md).
+  assert.deepEqual(refused.stats, { records: 3, currentRecords: 3, archivedChunks: 0, chunkSize: 100, nextSequence: 4 });
+  await page.unroute(offline);
+  const changed = await run();
+  assert.equal(changed.outcome, "changed");
+  assert.deepEqual(changed.stats, { records: 3, currentRecords: 0, archivedChunks: 1, chunkSize: 2, nextSequence: 4 });
   await page.close();
 });

@@ -1,7 +1,8 @@
 // The package in every engine: imported as an ES module by a page and by a module worker
 // (the inlined wasm compiles synchronously in both), and through its browser entry (the wasm
 // file fetched and compiled streaming), running every cross-SDK vector; and the export
-// verifier's module, loaded at the first import, in a page and in a module service worker.
+// verifier's and log maintenance's modules, loaded at their first calls, in a page and in a
+// module service worker.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ENGINE } from "./engines.js";
@@ -35,10 +36,27 @@ test(`${ENGINE}: a page imports the package and passes every vector`, async () =
   await tab.close();
 });
 
+/** The file names `tab` has fetched so far. */
+const fetched = (tab: Tab) =>
+  tab.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname.split("/").pop()));
+
+/**
+ * Asserts that the tab has not fetched wasm module `name` (nor its inlined copy) yet, that
+ * `window.started()` (left by the test) answers `expected`, and that it fetched the file then.
+ */
+async function loadsAtFirstCall(tab: Tab, name: string, expected: unknown): Promise<void> {
+  const files = [`${name}_bg.wasm`, `${name}_inline.js`];
+  const before = await fetched(tab); // the module's glue comes with the entry; the module does not
+  assert.ok(!before.some((f) => files.includes(f!)), before.join(", "));
+  assert.deepEqual(await tab.evaluate(() => (window as unknown as { started: () => Promise<unknown> }).started()), expected);
+  const after = await fetched(tab);
+  assert.ok(after.includes(files[0]), after.join(", "));
+  assert.ok(!after.includes(files[1]), after.join(", "));
+  assert.deepEqual(tab.errors, []);
+}
+
 test(`${ENGINE}: the export verifier's wasm file is fetched at the first import, not with the entry`, async () => {
   const tab = await openBlank();
-  const fetched = () =>
-    tab.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname.split("/").pop()));
   const summary = await tab.evaluate(async (origin) => {
     const core = await import(`${origin}/attrmap/dist/browser/index.js`);
     const exportImport = await import(`${origin}/attrmap/dist/export-import/index.js`);
@@ -50,21 +68,33 @@ test(`${ENGINE}: the export verifier's wasm file is fetched at the first import,
     return file.split("\n").length;
   }, env.server.origin);
   assert.ok(summary > 2);
-  const before = await fetched(); // the verifier's glue comes with the entry; its module does not
-  assert.ok(!before.some((f) => f === "attrmap_verifier_bg.wasm" || f === "attrmap_verifier_inline.js"), before.join(", "));
-  assert.deepEqual(await tab.evaluate(() => (window as unknown as { started: () => Promise<unknown> }).started()), {
-    maps: 1,
-    instances: 1,
-    entries: 1,
-  });
-  const after = await fetched();
-  assert.ok(after.includes("attrmap_verifier_bg.wasm"), after.join(", "));
-  assert.ok(!after.includes("attrmap_verifier_inline.js"), after.join(", "));
-  assert.deepEqual(tab.errors, []);
+  await loadsAtFirstCall(tab, "attrmap_verifier", { maps: 1, instances: 1, entries: 1 });
   await tab.close();
 });
 
-// A service worker forbids top-level await and import(): the verifier's file must start there.
+test(`${ENGINE}: the log maintenance wasm file is fetched at the first chunk-size change, not with the entry`, async () => {
+  const tab = await openBlank();
+  await tab.evaluate(async (origin) => {
+    const { openAttrmap } = await import(`${origin}/attrmap/dist/browser/index.js`);
+    const log = await openAttrmap({ name: "maintenance-file" }).chunkedLog("l");
+    await log.appendMany([1, 2, 3, 4, 5]);
+    const sequences = (page: { records: { sequence: number }[] }) => page.records.map((r) => r.sequence);
+    (window as unknown as { started: () => Promise<unknown> }).started = async () => {
+      await log.changeChunkSize(2); // archives records 1-5 as a shorter chunk
+      await log.appendMany([6, 7, 8]); // 6-7 fill a chunk of 2; 8 is current
+      const newest = await log.page();
+      const dropped = await log.dropArchivesBefore(newest.nextPageToken); // the chunk of 1-5
+      const older = await log.page(newest.nextPageToken);
+      return { dropped, newest: sequences(newest), older: sequences(older), next: older.nextPageToken };
+    };
+  }, env.server.origin);
+  // docs/chunked-log.md: chunks of 2 from record 6 on; retention drops whole chunks; the oldest retained page ends the chain.
+  await loadsAtFirstCall(tab, "attrmap_maintenance", { dropped: 1, newest: [8], older: [7, 6], next: "" });
+  await tab.close();
+});
+
+// A service worker forbids top-level await and import(): the verifier's and log maintenance's
+// files must start there.
 const IMPORTING_SERVICE_WORKER = `
 import { openAttrmap } from "/attrmap/dist/index.js";
 import { exportText, importData } from "/attrmap/dist/export-import/index.js";
@@ -72,12 +102,17 @@ self.addEventListener("message", (event) => {
   const copy = async () => {
     const source = openAttrmap({ name: "sw-source" });
     await (await source.partitionedMap("m")).upsert("k", 1);
-    return { summary: await importData(openAttrmap({ name: "sw-copy" }), await exportText(source), { replace: true }) };
+    const log = await source.chunkedLog("l");
+    await log.appendMany([1, 2, 3]);
+    await log.changeChunkSize(2);
+    const summary = await importData(openAttrmap({ name: "sw-copy" }), await exportText(source), { replace: true });
+    const { chunkSize, archivedChunks, currentRecords } = await log.stats();
+    return { summary, chunkSize, archivedChunks, currentRecords };
   };
   event.waitUntil(copy().catch((e) => ({ error: String(e) })).then((answer) => event.source.postMessage(answer)));
 });`;
 
-test(`${ENGINE}: a module service worker exports and imports (the verifier's module starts from its file there)`, async () => {
+test(`${ENGINE}: a module service worker exports, imports, changes a chunk size (late modules start from files)`, async () => {
   env.server.files.set("/importing-sw.js", { type: "text/javascript", body: IMPORTING_SERVICE_WORKER });
   const tab = await openBlank();
   const answer = await tab.evaluate(async () => {
@@ -92,7 +127,14 @@ test(`${ENGINE}: a module service worker exports and imports (the verifier's mod
       worker.postMessage("copy");
     });
   });
-  assert.deepEqual(answer, { summary: { maps: 1, instances: 1, entries: 1 } });
+  // Two maps: one partition; the log's archive of records 1-3 (archived at the change of chunk
+  // size, docs/chunked-log.md) and its emptied current.
+  assert.deepEqual(answer, {
+    summary: { maps: 2, instances: 3, entries: 4 },
+    chunkSize: 2,
+    archivedChunks: 1,
+    currentRecords: 0,
+  });
   assert.deepEqual(tab.errors, []);
   await tab.close();
 });

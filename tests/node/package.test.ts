@@ -98,6 +98,9 @@ store.liveQuery((s) => s.partitionedMap("m")).subscribe(() => {});`;
   const importing = await bundled(`${page}\nimport { importData } from "attrmap/export-import";\nimportData(store, "");`);
   assert.ok(importing.includes("dist/export-import/verifier.js"), importing.join());
   assert.ok(!importing.some((f) => f.startsWith("wasm/attrmap_verifier_inline")), importing.join());
+  // Likewise log maintenance: its glue with the log, its module's inlined copy a chunk of its own.
+  assert.ok(loaded.includes("dist/log-maintenance.js"), loaded.join());
+  assert.ok(!loaded.some((f) => f.startsWith("wasm/attrmap_maintenance_inline")), loaded.join());
 });
 
 test("the tarball ships the compiled package, the wasm inlined and as a file, not sources", () => {
@@ -114,6 +117,11 @@ test("the tarball ships the compiled package, the wasm inlined and as a file, no
     "./wasm/attrmap.js",
     "./wasm/attrmap_bg.wasm",
     "./wasm/attrmap_inline.js",
+    ...["verifier", "maintenance"].flatMap((module) =>
+      ["js", "d.ts", "_bg.wasm", "_inline.js", "_inline.d.ts"].map(
+        (end) => `./wasm/attrmap_${module}${end.startsWith("_") ? "" : "."}${end}`,
+      ),
+    ),
     "./package.json",
   ]) {
     assert.ok(files.includes(needed), `${needed} missing from ${files.join(", ")}`);
