@@ -30,8 +30,6 @@ fn placing_a_key_gives_its_canonical_form_when_changed_then_its_hash_and_index()
     assert_eq!(placed(), (3662800844, 844)); // FNV-1a of the bytes as they are, computed in Python
     assert_eq!(bindings::canonical_email_address(" Alice@Example.COM ").unwrap(), "alice@example.com");
     assert_eq!(bindings::partition_name(278.0, 1000.0).unwrap(), "partition-278");
-    assert_eq!(bindings::partition_index_of_name("partition-278", 1000.0).unwrap(), Some(278));
-    assert_eq!(bindings::partition_index_of_name("partition-27", 1000.0).unwrap(), None);
 }
 
 #[wasm_bindgen_test]

@@ -89,10 +89,6 @@ export function partitionName(index: number, partitionCount: number): string {
   return (table[index] ??= callCore(() => wasm.partitionName(index, partitionCount)));
 }
 
-/** The index a partition name stands for under `partitionCount`, or undefined for a name that is not one. */
-export const partitionIndexOfName = (name: string, partitionCount: number): number | undefined =>
-  callCore(() => wasm.partitionIndexOfName(name, partitionCount));
-
 /** `true` when `token` means `current`; throws `invalid_page_token` unless it is a boundary of `segments`. */
 export const isCurrentToken = (token: string, segments: Float64Array): boolean =>
   callCore(() => wasm.validatePageToken(token, segments));

@@ -87,12 +87,6 @@ pub fn partition_name(index: f64, #[wasm_bindgen(js_name = partitionCount)] coun
     Ok(count.name_of(index as u32))
 }
 
-/// The index a partition name stands for under `count`, or `undefined` if it is not one.
-#[wasm_bindgen(js_name = partitionIndexOfName)]
-pub fn partition_index_of_name(name: &str, #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<Option<u32>> {
-    Ok(PartitionCount::from_number(count)?.index_of_name(name))
-}
-
 /// Checks a stored layout version: an integer from 1 (`FIRST_LAYOUT_VERSION`) up.
 #[wasm_bindgen(js_name = checkLayoutVersion)]
 pub fn check_layout_version(version: f64) -> Result<()> {
