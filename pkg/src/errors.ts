@@ -42,13 +42,10 @@ export class AttrmapError extends Error {
   }
 }
 
-function hasCode(e: unknown): e is Error & { code: ErrorCode } {
-  return e instanceof Error && typeof (e as { code?: unknown }).code === "string";
-}
-
-/** @internal A coded error of the Rust core as an `AttrmapError` (anything else as it is). */
+/** @internal An error of the Rust core (an `Error` named by its code) as an `AttrmapError`; anything else as it is. */
 export function toAttrmapError(e: unknown): unknown {
-  return hasCode(e) && !(e instanceof AttrmapError) ? new AttrmapError(e.code, e.message) : e;
+  const coded = e instanceof Error && !(e instanceof AttrmapError) && (ERROR_CODES as readonly string[]).includes(e.name);
+  return coded ? new AttrmapError(e.name as ErrorCode, e.message) : e;
 }
 
 /** @internal Calls into the Rust core and rethrows its coded errors as `AttrmapError`. */

@@ -1,15 +1,14 @@
 //! The only modules that know JavaScript. Every argument is a primitive (a string, a number,
 //! a boolean, bytes or numbers in a typed array) that the TypeScript layer has already checked
 //! for type and size, so no caller object is read, and no caller code runs, while wasm frames
-//! are on the stack. Results are primitives too. Core errors become JS `Error`s carrying a
-//! stable `code`, which the TypeScript layer rethrows as `AttrmapError`.
+//! are on the stack. Results are primitives too. Core errors become JS `Error`s named by their
+//! stable code, which the TypeScript layer rethrows as `AttrmapError`s with that `code`.
 //!
 //! The package ships three wasm modules of this crate, each built with one feature: `store`
 //! (the rules every store uses), `verifier` (the export verifier, which only an import needs)
 //! and `maintenance` (a log's chunk-size change and retention), the last two in modules of
 //! their own so that pages that never use them do not load them. Tests build all three.
 
-use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
@@ -32,11 +31,12 @@ pub use verifier::*;
 /// UTF-8 copy needs up to three bytes a unit, so one crossing never asks for more than 12 MiB.
 pub const MAX_TEXT_LENGTH: u32 = 1 << 22;
 
+/// A core error crosses as a JS `Error` named by its code (as a `DOMException` is by its
+/// kind): a setter, where a `code` property would need `Reflect.set` and its glue.
 impl From<Error> for JsValue {
     fn from(e: Error) -> JsValue {
         let err = js_sys::Error::new(&e.message);
-        // Setting a data property on a fresh Error cannot fail.
-        let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
+        err.set_name(e.code.as_str());
         err.into()
     }
 }
