@@ -43,6 +43,8 @@ const verifierWasm = file("wasm/attrmap_verifier_bg.wasm");
 row("wasm: the export verifier's module, loaded at the first import", verifierWasm.length, gzip(verifierWasm));
 const verifierInline = file("wasm/attrmap_verifier_inline.js");
 row("   the same inlined as base64 (where its file is not served)", verifierInline.length, gzip(verifierInline));
+const maintenanceWasm = file("wasm/attrmap_maintenance_bg.wasm");
+row("wasm: the log maintenance module, at a first chunk-size change", maintenanceWasm.length, gzip(maintenanceWasm));
 
 // Each entry: alone for the two core entries, and what it adds to a page of "attrmap/browser" for the others.
 const browserEntry = await minified('export * from "attrmap/browser";');
