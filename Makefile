@@ -17,7 +17,7 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 RUST_SOURCES := Cargo.toml Cargo.lock $(wildcard src/*.rs src/*/*.rs)
 RELEASE_WASM := target/$(WASM_TARGET)/release/attrmap.wasm
 # The crate's three wasm modules, one per feature (Cargo.toml): the store's, the export
-# verifier's, and the log maintenance's (chunk-size change, retention).
+# verifier's, and the maintenance's (a map's resize, a log's chunk-size change and retention).
 MODULE_NAMES := attrmap attrmap_verifier attrmap_maintenance
 MODULES := $(MODULE_NAMES:%=target/modules/%.wasm)
 GLUE := $(MODULE_NAMES:%=pkg/wasm/%.js)

@@ -11,7 +11,7 @@ import { corrupt } from "./idb.js";
 import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
 import { MAX_BATCH } from "./limits.js";
 import { type WriteOptions, writeOptions } from "./locks.js";
-import * as maintenance from "./log-maintenance.js";
+import * as maintenance from "./maintenance.js";
 import type { RecordKind } from "./records.js";
 
 /** How `store.chunkedLog(name, options)` opens or creates a log. */

@@ -1,5 +1,6 @@
 // Typed access to the Rust core's store module, and the one module that calls into it (the
-// export verifier's module has its own, export-import/verifier.ts). Every function here takes
+// verifier's and the maintenance modules have their own: export-import/verifier.ts,
+// maintenance.ts). Every function here takes
 // primitives its callers have already checked for type and size (see args.ts); the core checks
 // values and throws coded errors, rethrown as AttrmapError.
 import * as wasm from "../wasm/attrmap.js";
@@ -7,7 +8,7 @@ import { FNV_OFFSET_BASIS } from "./constants.js";
 import { callCore } from "./errors.js";
 
 /** The largest piece of a byte array hashed in one crossing. */
-const HASH_PIECE = 1 << 20;
+export const HASH_PIECE = 1 << 20;
 
 // The core's checks and rules, each a thin call: the rule and its message live in Rust.
 export const resolvePartitionCount = (count: number | undefined): number => callCore(() => wasm.resolvePartitionCount(count));
@@ -43,35 +44,6 @@ export function placeKey(key: string, email: boolean, partitionCount: number): {
 function canonicalForm(key: string, edit: number): string {
   const kept = key.slice(edit % SPAN, Math.floor(edit / SPAN) % SPAN);
   return edit >= SPAN * SPAN ? kept.toLowerCase() : kept;
-}
-
-const encoder = new TextEncoder();
-
-/**
- * The partition index of each canonical key under `partitionCount`, many keys a crossing:
- * keys are encoded into one buffer of at most a piece's bytes at a time (each key's UTF-8 is
- * what placeKey hashes, lone surrogates included).
- */
-export function partitionIndexes(keys: readonly string[], partitionCount: number): Uint32Array {
-  const out = new Uint32Array(keys.length);
-  for (let from = 0; from < keys.length; ) {
-    let to = from;
-    let room = 0;
-    while (to < keys.length && (to === from || room + keys[to]!.length * 3 <= HASH_PIECE)) room += keys[to++]!.length * 3;
-    const bytes = new Uint8Array(room);
-    const ends = new Uint32Array(to - from);
-    let at = 0;
-    for (let i = from; i < to; i++) {
-      at += encoder.encodeInto(keys[i]!, bytes.subarray(at)).written;
-      ends[i - from] = at;
-    }
-    out.set(
-      callCore(() => wasm.partitionIndexes(bytes.subarray(0, at), ends, partitionCount)),
-      from,
-    );
-    from = to;
-  }
-  return out;
 }
 
 // Partition names by count and index, made by the core once each: lookups name the same

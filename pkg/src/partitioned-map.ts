@@ -11,6 +11,7 @@ import { corrupt, type Snapshot, type Writes } from "./idb.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
 import { MAX_BATCH } from "./limits.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
+import * as maintenance from "./maintenance.js";
 
 /** How `store.partitionedMap(name, options)` opens or creates a map. */
 export interface PartitionedMapOptions {
@@ -412,6 +413,7 @@ export class PartitionedMap<V> {
       if (opts.signal?.aborted)
         throw new AttrmapError("aborted", `the resize of map "${this.name}" was aborted`, { cause: opts.signal.reason });
     };
+    await maintenance.maintenanceReady(); // before the lock and the transaction, which must not wait on it
     const resized = await withLocks(this.ctx.locks, [{ key: lockKey(this.ctx, this.name), mode: "exclusive" }], opts, () =>
       this.ctx.store.rewrite(this.name, `resizing map "${this.name}" to ${count} partitions`, async (tx) => {
         this.adopt(tx.meta ?? this.layout);
@@ -426,7 +428,7 @@ export class PartitionedMap<V> {
             values.push(value);
           }
         });
-        const indexes = core.partitionIndexes(keys, count);
+        const indexes = maintenance.partitionIndexes(keys, count);
         const moved = new Map<string, Partition<V>>();
         indexes.forEach((index, i) => {
           const name = core.partitionName(index, count);

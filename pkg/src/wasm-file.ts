@@ -1,5 +1,5 @@
 // A wasm module's file beside the package, for the entries that fetch theirs (the browser
-// entry's store module, the export verifier's and log maintenance's modules) instead of
+// entry's store module, the export verifier's and the maintenance modules) instead of
 // decoding it from base64 text.
 import { decodeBase64 } from "./base64.js";
 import { AttrmapError } from "./errors.js";

@@ -61,13 +61,6 @@ pub fn placed_index() -> u32 {
     PLACED.load(Relaxed) as u32
 }
 
-/// The partition index of each key under `count`: `bytes` are the keys' UTF-8 bytes one after
-/// another, `ends[i]` where key `i` ends. The caller bounds the bytes of one call.
-#[wasm_bindgen(js_name = partitionIndexes)]
-pub fn partition_indexes(bytes: &[u8], ends: &[u32], #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<Vec<u32>> {
-    partition::partition_indexes(bytes, ends, PartitionCount::from_number(count)?)
-}
-
 /// The partition count to use: the default for `undefined`, else the caller's, checked.
 #[wasm_bindgen(js_name = resolvePartitionCount)]
 pub fn resolve_partition_count(count: Option<f64>) -> Result<u32> {

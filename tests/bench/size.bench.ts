@@ -44,7 +44,7 @@ row("wasm: the export verifier's module, loaded at the first import", verifierWa
 const verifierInline = file("wasm/attrmap_verifier_inline.js");
 row("   the same inlined as base64 (where its file is not served)", verifierInline.length, gzip(verifierInline));
 const maintenanceWasm = file("wasm/attrmap_maintenance_bg.wasm");
-row("wasm: the log maintenance module, at a first chunk-size change", maintenanceWasm.length, gzip(maintenanceWasm));
+row("wasm: the maintenance module, at a first resize or log change", maintenanceWasm.length, gzip(maintenanceWasm));
 
 // Each entry: alone for the two core entries, and what it adds to a page of "attrmap/browser" for the others.
 const browserEntry = await minified('export * from "attrmap/browser";');

@@ -22,7 +22,7 @@ const page = (script: string) =>
 /**
  * An app whose main module runs `start` (the quick start, as a module of its own), then reads
  * Alice back through `reader`, imports an export of the database into another one and changes
- * a log's chunk size (the export verifier's and log maintenance's wasm modules, which those
+ * a log's chunk size (the export verifier's and the maintenance wasm modules, which those
  * first calls load, beside the store's).
  */
 const newApp = (name: string, start: string, reader: string) =>

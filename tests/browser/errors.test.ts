@@ -225,7 +225,7 @@ test("a chunk-size change whose maintenance module cannot load: storage_error, n
       return { outcome, stats: await log.stats() };
     });
   const refused = await run();
-  assert.match(refused.outcome, /^storage_error: the log maintenance wasm module did not load/);
+  assert.match(refused.outcome, /^storage_error: the maintenance wasm module did not load/);
   // As before the call: three records in current, the default chunk size (docs/chunked-log.md).
   assert.deepEqual(refused.stats, { records: 3, currentRecords: 3, archivedChunks: 0, chunkSize: 100, nextSequence: 4 });
   await page.unroute(offline);

@@ -1,7 +1,7 @@
 // The package in every engine: imported as an ES module by a page and by a module worker
 // (the inlined wasm compiles synchronously in both), and through its browser entry (the wasm
 // file fetched and compiled streaming), running every cross-SDK vector; and the export
-// verifier's and log maintenance's modules, loaded at their first calls, in a page and in a
+// verifier's and the maintenance modules, loaded at their first calls, in a page and in a
 // module service worker.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -72,7 +72,7 @@ test(`${ENGINE}: the export verifier's wasm file is fetched at the first import,
   await tab.close();
 });
 
-test(`${ENGINE}: the log maintenance wasm file is fetched at the first chunk-size change, not with the entry`, async () => {
+test(`${ENGINE}: the maintenance wasm file is fetched at the first chunk-size change, not with the entry`, async () => {
   const tab = await openBlank();
   await tab.evaluate(async (origin) => {
     const { openAttrmap } = await import(`${origin}/attrmap/dist/browser/index.js`);
@@ -93,8 +93,27 @@ test(`${ENGINE}: the log maintenance wasm file is fetched at the first chunk-siz
   await tab.close();
 });
 
-// A service worker forbids top-level await and import(): the verifier's and log maintenance's
-// files must start there.
+test(`${ENGINE}: the maintenance wasm file is fetched at the first resize, not with the entry`, async () => {
+  const tab = await openBlank();
+  await tab.evaluate(async (origin) => {
+    const { openAttrmap } = await import(`${origin}/attrmap/dist/browser/index.js`);
+    const map = await openAttrmap({ name: "maintenance-resize" }).partitionedMap("m", { partitionCount: 10 });
+    await map.upsertMany([
+      ["alice@example.com", 1],
+      ["bob@example.com", 2],
+    ]);
+    (window as unknown as { started: () => Promise<unknown> }).started = async () => {
+      await map.resize(1000);
+      return { sizes: Object.fromEntries(await map.partitionSizes()), bob: await map.get("bob@example.com") };
+    };
+  }, env.server.origin);
+  // SPEC's golden values: the two keys' partitions of 1000 (FNV-1a of the key as it is).
+  await loadsAtFirstCall(tab, "attrmap_maintenance", { sizes: { "partition-145": 1, "partition-278": 1 }, bob: 2 });
+  await tab.close();
+});
+
+// A service worker forbids top-level await and import(): the verifier's and the maintenance
+// modules' files must start there.
 const IMPORTING_SERVICE_WORKER = `
 import { openAttrmap } from "/attrmap/dist/index.js";
 import { exportText, importData } from "/attrmap/dist/export-import/index.js";

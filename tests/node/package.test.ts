@@ -98,8 +98,9 @@ store.liveQuery((s) => s.partitionedMap("m")).subscribe(() => {});`;
   const importing = await bundled(`${page}\nimport { importData } from "attrmap/export-import";\nimportData(store, "");`);
   assert.ok(importing.includes("dist/export-import/verifier.js"), importing.join());
   assert.ok(!importing.some((f) => f.startsWith("wasm/attrmap_verifier_inline")), importing.join());
-  // Likewise log maintenance: its glue with the log, its module's inlined copy a chunk of its own.
-  assert.ok(loaded.includes("dist/log-maintenance.js"), loaded.join());
+  // Likewise the maintenance module (resize, chunk-size change, retention): its glue with the
+  // maps and logs, its inlined copy a chunk of its own.
+  assert.ok(loaded.includes("dist/maintenance.js"), loaded.join());
   assert.ok(!loaded.some((f) => f.startsWith("wasm/attrmap_maintenance_inline")), loaded.join());
 });
 
