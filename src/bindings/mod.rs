@@ -31,11 +31,22 @@ pub use verifier::*;
 /// UTF-8 copy needs up to three bytes a unit, so one crossing never asks for more than 12 MiB.
 pub const MAX_TEXT_LENGTH: u32 = 1 << 22;
 
+// JavaScript's `Error`: the two members the bindings use (js-sys is not linked, see Cargo.toml).
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = Error)]
+    type CoreError;
+    #[wasm_bindgen(constructor, js_class = "Error")]
+    fn new(message: &str) -> CoreError;
+    #[wasm_bindgen(method, setter, js_class = "Error")]
+    fn set_name(this: &CoreError, name: &str);
+}
+
 /// A core error crosses as a JS `Error` named by its code (as a `DOMException` is by its
 /// kind): a setter, where a `code` property would need `Reflect.set` and its glue.
 impl From<Error> for JsValue {
     fn from(e: Error) -> JsValue {
-        let err = js_sys::Error::new(&e.message);
+        let err = CoreError::new(&e.message);
         err.set_name(e.code.as_str());
         err.into()
     }
