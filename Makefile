@@ -84,14 +84,16 @@ $(MODULES) &: $(RUST_SOURCES) | wasm-tools
 	cargo build --release --target $(WASM_TARGET) --lib --no-default-features --features maintenance
 	cp $(RELEASE_WASM) target/modules/attrmap_maintenance.wasm
 
-# Glue, then wasm-opt from the npm binaryen package (Debian's binaryen breaks the module),
-# then the optimized module inlined into an ES module; for each module. --low-memory-unused:
+# Glue (--encode-into always: every engine the package supports has TextEncoder.encodeInto,
+# so the glue needs no fallback for it), then wasm-opt from the npm binaryen package (Debian's
+# binaryen breaks the module), then the optimized module inlined into an ES module; for each
+# module. --low-memory-unused:
 # Rust puts the stack first, growing down from 1 MiB, so the low 1 KiB is never addressed; the
 # custom sections stripped (producers, target features) are read by no engine.
 WASM_OPT_FLAGS := -Oz --converge --low-memory-unused --strip-producers --strip-target-features
 $(GLUE) $(INLINE) &: $(MODULES) scripts/inline-wasm.mjs pkg/node_modules/.package-lock.json Makefile | wasm-tools
 	for m in $(MODULE_NAMES); do \
-	  wasm-bindgen target/modules/$$m.wasm --target web --omit-default-module-path --out-dir pkg/wasm --out-name $$m; \
+	  wasm-bindgen target/modules/$$m.wasm --target web --omit-default-module-path --encode-into always --out-dir pkg/wasm --out-name $$m; \
 	  pkg/node_modules/.bin/wasm-opt $(WASM_OPT_FLAGS) pkg/wasm/$${m}_bg.wasm -o pkg/wasm/$${m}_bg.wasm; \
 	  node scripts/inline-wasm.mjs pkg/wasm/$${m}_bg.wasm pkg/wasm/$${m}_inline; \
 	done

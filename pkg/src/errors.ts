@@ -42,9 +42,13 @@ export class AttrmapError extends Error {
   }
 }
 
-/** @internal An error of the Rust core (an `Error` named by its code) as an `AttrmapError`; anything else as it is. */
+/**
+ * @internal An error of the Rust core as an `AttrmapError`; anything else as it is. The core's
+ * errors are plain `Error`s renamed to their code (src/bindings/mod.rs); any other error a core
+ * call can throw is of another class (a `TypeError`, wasm's `RuntimeError`) or keeps the name "Error".
+ */
 export function toAttrmapError(e: unknown): unknown {
-  const coded = e instanceof Error && !(e instanceof AttrmapError) && (ERROR_CODES as readonly string[]).includes(e.name);
+  const coded = e instanceof Error && Object.getPrototypeOf(e) === Error.prototype && e.name !== "Error";
   return coded ? new AttrmapError(e.name as ErrorCode, e.message) : e;
 }
 
