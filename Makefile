@@ -91,11 +91,12 @@ $(MODULES) &: $(RUST_SOURCES) | wasm-tools
 # finds 0.3 KiB gzip more in the store's module. --low-memory-unused: Rust puts the stack
 # first, growing down from 1 MiB, so the low 1 KiB is never addressed; the custom sections
 # stripped (producers, target features) are read by no engine.
+WASM_BINDGEN_FLAGS := --target web --omit-default-module-path --encode-into always
 WASM_OPT_FLAGS := -Oz --converge --flatten --rereloop -Oz --converge \
   --low-memory-unused --strip-producers --strip-target-features
 $(GLUE) $(INLINE) &: $(MODULES) scripts/inline-wasm.mjs pkg/node_modules/.package-lock.json Makefile | wasm-tools
 	for m in $(MODULE_NAMES); do \
-	  wasm-bindgen target/modules/$$m.wasm --target web --omit-default-module-path --encode-into always --out-dir pkg/wasm --out-name $$m; \
+	  wasm-bindgen target/modules/$$m.wasm $(WASM_BINDGEN_FLAGS) --out-dir pkg/wasm --out-name $$m; \
 	  pkg/node_modules/.bin/wasm-opt $(WASM_OPT_FLAGS) pkg/wasm/$${m}_bg.wasm -o pkg/wasm/$${m}_bg.wasm; \
 	  node scripts/inline-wasm.mjs pkg/wasm/$${m}_bg.wasm pkg/wasm/$${m}_inline; \
 	done

@@ -4,7 +4,7 @@
 // primitives its callers have already checked for type and size (see args.ts); the core checks
 // values and throws coded errors, rethrown as AttrmapError.
 import * as wasm from "../wasm/attrmap.js";
-import { FNV_OFFSET_BASIS } from "./constants.js";
+import { DEFAULT_PARTITION_COUNT, FNV_OFFSET_BASIS } from "./constants.js";
 import { callCore } from "./errors.js";
 
 /** The largest piece of a byte array hashed in one crossing. */
@@ -16,7 +16,6 @@ export const resolveChunkSize = (size: number | undefined): number => callCore((
 export const checkLayoutVersion = (version: number): void => callCore(() => wasm.checkLayoutVersion(version));
 export const checkMapName = (arg: string, name: string): void => callCore(() => wasm.checkMapName(arg, name));
 export const checkKeyRule = (name: string, custom: boolean): void => callCore(() => wasm.checkKeyRule(name, custom));
-export const canonicalEmail = (email: string): string => callCore(() => wasm.canonicalEmailAddress(email));
 export const checkSubscriberFields = (idLength: number, addressLength: number): void =>
   callCore(() => wasm.checkSubscriberFields(idLength, addressLength));
 
@@ -26,6 +25,9 @@ export function hashBytes(bytes: Uint8Array): number {
   for (let at = 0; at < bytes.length; at += HASH_PIECE) hash = wasm.fnv1a32Continue(hash, bytes.subarray(at, at + HASH_PIECE));
   return hash;
 }
+
+/** The canonical form of an email, as placeKey makes it (the rule is the core's). */
+export const canonicalEmail = (email: string): string => placeKey(email, true, DEFAULT_PARTITION_COUNT).key;
 
 const SPAN = 2 ** 24;
 

@@ -10,14 +10,9 @@ use super::log;
 use crate::chunk::Log;
 use crate::error::{Error, Result};
 use crate::layout::{whole_number, ChunkSize, KeyRule, PartitionCount, Segments, FIRST_LAYOUT_VERSION, MAX_SEQUENCE};
-use crate::{chunk, email, fnv, layout, partition, subscriber, token};
+use crate::{chunk, fnv, layout, partition, subscriber, token};
 
 // ---- keys and partitions ----------------------------------------------------------------
-
-#[wasm_bindgen(js_name = canonicalEmailAddress)]
-pub fn canonical_email_address(email: &str) -> Result<String> {
-    email::canonical_email_address(email)
-}
 
 /// Continues a hash over one piece of a long input (the caller bounds each piece).
 #[wasm_bindgen(js_name = fnv1a32Continue)]
