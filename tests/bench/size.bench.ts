@@ -76,5 +76,5 @@ row("page: every entry but React (+ wasm)", ...withWasm(everything));
 const dexie = await minified('export * from "dexie";');
 row("baseline: Dexie, all of it", ...sizes(dexie));
 row("baseline: idb-keyval, all of it", ...sizes(await minified('export * from "idb-keyval";')));
-const ratio = (page: Buffer) => (withWasm(page)[1] / gzip(dexie)).toFixed(2);
+const ratio = (page: Buffer) => (withWasm(page)[1] / gzip(dexie)).toFixed(3);
 console.log(`pages against Dexie (gzip): maps, logs, live and watch ${ratio(corePage)}x, every entry ${ratio(everything)}x`);

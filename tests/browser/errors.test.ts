@@ -182,11 +182,16 @@ test('the HTTP handler: lock: "wait" queues and succeeds, a timed-out wait is 40
   await page.close();
 });
 
-test("an import whose verifier module cannot load is storage_error and changes nothing; the next import loads it", async () => {
+/** A tab where the wasm module `name` and its inlined copy, fetched at a first call, do not arrive until `online()`. */
+async function withoutModule(name: string) {
   const page = await openTab(env.context, env.server.origin);
-  // The verifier's module and its inlined copy, fetched at the first import, do not arrive.
-  const offline = /attrmap_verifier_(bg\.wasm|inline\.js)$/;
+  const offline = new RegExp(`${name}_(bg\\.wasm|inline\\.js)$`);
   await page.route(offline, (route) => route.abort("internetdisconnected"));
+  return { page, online: () => page.unroute(offline) };
+}
+
+test("an import whose verifier module cannot load is storage_error and changes nothing; the next import loads it", async () => {
+  const { page, online } = await withoutModule("attrmap_verifier");
   const run = () =>
     page.evaluate(async () => {
       const { openAttrmap, exportText, importData } = window.attrmap;
@@ -203,7 +208,7 @@ test("an import whose verifier module cannot load is storage_error and changes n
   const refused = await run();
   assert.match(String(refused.outcome), /^storage_error: the export verifier's wasm module did not load/);
   assert.equal(refused.target, header);
-  await page.unroute(offline);
+  await online();
   const imported = await run();
   assert.deepEqual(imported.outcome, { maps: 1, instances: 1, entries: 1 });
   assert.notEqual(imported.target, header);
@@ -211,9 +216,7 @@ test("an import whose verifier module cannot load is storage_error and changes n
 });
 
 test("a chunk-size change whose maintenance module cannot load: storage_error, no change; the next one loads it", async () => {
-  const page = await openTab(env.context, env.server.origin);
-  const offline = /attrmap_maintenance_(bg\.wasm|inline\.js)$/;
-  await page.route(offline, (route) => route.abort("internetdisconnected"));
+  const { page, online } = await withoutModule("attrmap_maintenance");
   const run = () =>
     page.evaluate(async () => {
       const log = await window.attrmap.openAttrmap({ name: "offline-maintenance" }).chunkedLog<number>("l");
@@ -228,7 +231,7 @@ test("a chunk-size change whose maintenance module cannot load: storage_error, n
   assert.match(refused.outcome, /^storage_error: the maintenance wasm module did not load/);
   // As before the call: three records in current, the default chunk size (docs/chunked-log.md).
   assert.deepEqual(refused.stats, { records: 3, currentRecords: 3, archivedChunks: 0, chunkSize: 100, nextSequence: 4 });
-  await page.unroute(offline);
+  await online();
   const changed = await run();
   assert.equal(changed.outcome, "changed");
   assert.deepEqual(changed.stats, { records: 3, currentRecords: 0, archivedChunks: 1, chunkSize: 2, nextSequence: 4 });
