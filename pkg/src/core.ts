@@ -1,8 +1,8 @@
 // Typed access to the Rust core's store module, and the one module that calls into it (the
-// verifier's and the maintenance modules have their own: export-import/verifier.ts,
-// maintenance.ts). Every function here takes
-// primitives its callers have already checked for type and size (see args.ts); the core checks
-// values and throws coded errors, rethrown as AttrmapError.
+// verifier's and the maintenance modules have their own: export-import/verifier.ts and
+// maintenance.ts). Every function here takes primitives its callers have already checked for
+// type and size (see args.ts); the core checks values and throws coded errors, rethrown as
+// AttrmapError.
 import * as wasm from "../wasm/attrmap.js";
 import { DEFAULT_PARTITION_COUNT, FNV_OFFSET_BASIS } from "./constants.js";
 import { callCore } from "./errors.js";

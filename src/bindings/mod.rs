@@ -6,8 +6,9 @@
 //!
 //! The package ships three wasm modules of this crate, each built with one feature: `store`
 //! (the rules every store uses), `verifier` (the export verifier, which only an import needs)
-//! and `maintenance` (a map's resize, a log's chunk-size change and retention), the last two in modules of
-//! their own so that pages that never use them do not load them. Tests build all three.
+//! and `maintenance` (a map's resize, a log's chunk-size change and retention), the last two
+//! loaded at their first call, so that pages that never make one do not load them. Tests
+//! build all three.
 
 use wasm_bindgen::prelude::*;
 
