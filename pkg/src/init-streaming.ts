@@ -5,6 +5,5 @@
 import { initSync } from "../wasm/attrmap.js";
 import { compileBeside } from "./wasm-file.js";
 
-// Else the inlined module, fetched only then: bundlers make a chunk of its own of it.
-const inlined = async () => (await import("../wasm/attrmap_inline.js")).default;
-initSync({ module: await compileBeside(new URL("../wasm/attrmap_bg.wasm", import.meta.url), inlined) });
+const beside = new URL("../wasm/attrmap_bg.wasm", import.meta.url);
+initSync({ module: await compileBeside(beside, () => import("../wasm/attrmap_inline.js")) });

@@ -9,8 +9,8 @@ import { compileBeside, startOnce } from "./wasm-file.js";
 
 /** Starts the module, once: the file beside the package, else its inlined copy (as the verifier's). */
 export const maintenanceReady = startOnce("the maintenance wasm module", async () => {
-  const inlined = async () => (await import("../wasm/attrmap_maintenance_inline.js")).default;
-  wasm.initSync({ module: await compileBeside(new URL("../wasm/attrmap_maintenance_bg.wasm", import.meta.url), inlined) });
+  const beside = new URL("../wasm/attrmap_maintenance_bg.wasm", import.meta.url);
+  wasm.initSync({ module: await compileBeside(beside, () => import("../wasm/attrmap_maintenance_inline.js")) });
 });
 
 const encoder = new TextEncoder();

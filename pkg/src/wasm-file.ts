@@ -28,13 +28,14 @@ export async function wasmBeside(url: URL): Promise<Response | Uint8Array<ArrayB
 
 /**
  * The module at `url` compiled, as it streams where it is served as wasm; else its inlined
- * copy (base64 text from `inlined`). Compiled here and instantiated with the glue's `initSync`,
- * so that no page ships the glue's own fetching start.
+ * copy (the base64 text `inlined` imports: bundlers make a chunk of its own of it, fetched only
+ * then). Compiled here and instantiated with the glue's `initSync`, so that no page ships the
+ * glue's own fetching start.
  */
-export async function compileBeside(url: URL, inlined: () => Promise<string>): Promise<WebAssembly.Module> {
+export async function compileBeside(url: URL, inlined: () => Promise<{ default: string }>): Promise<WebAssembly.Module> {
   const found = await wasmBeside(url);
   if (found instanceof Response) return WebAssembly.compileStreaming(found);
-  return WebAssembly.compile(found ?? decodeBase64(await inlined()));
+  return WebAssembly.compile(found ?? decodeBase64((await inlined()).default));
 }
 
 /**

@@ -10,8 +10,8 @@ import { compileBeside, startOnce } from "../wasm-file.js";
  * (Node takes that path: its fetch reads no file: URLs).
  */
 export const verifierReady = startOnce("the export verifier's wasm module", async () => {
-  const inlined = async () => (await import("../../wasm/attrmap_verifier_inline.js")).default;
-  wasm.initSync({ module: await compileBeside(new URL("../../wasm/attrmap_verifier_bg.wasm", import.meta.url), inlined) });
+  const beside = new URL("../../wasm/attrmap_verifier_bg.wasm", import.meta.url);
+  wasm.initSync({ module: await compileBeside(beside, () => import("../../wasm/attrmap_verifier_inline.js")) });
 });
 
 /** The export verifier of the Rust core, one line a call; made after `verifierReady()`, `free()` it after. */
