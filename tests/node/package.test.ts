@@ -119,9 +119,7 @@ test("the tarball ships the compiled package, the wasm inlined and as a file, no
     "./wasm/attrmap_bg.wasm",
     "./wasm/attrmap_inline.js",
     ...["verifier", "maintenance"].flatMap((module) =>
-      ["js", "d.ts", "_bg.wasm", "_inline.js", "_inline.d.ts"].map(
-        (end) => `./wasm/attrmap_${module}${end.startsWith("_") ? "" : "."}${end}`,
-      ),
+      [".js", ".d.ts", "_bg.wasm", "_inline.js", "_inline.d.ts"].map((end) => `./wasm/attrmap_${module}${end}`),
     ),
     "./package.json",
   ]) {
