@@ -104,8 +104,9 @@ $(GLUE) $(INLINE) &: $(MODULES) scripts/inline-wasm.mjs pkg/node_modules/.packag
 # One set of modules for every entry: "attrmap" (dist/index.js) starts the wasm from the inlined
 # module (Node, workers, service workers), "attrmap/browser" (dist/browser/index.js) fetches
 # wasm/attrmap_bg.wasm and compiles it streaming (pages, bundlers).
-# The conformance runner (pkg/src/conformance, bin attrmap-conformance) is Node-only: its own tsconfig.
-$(DIST): $(GLUE) $(INLINE) $(wildcard pkg/src/*.ts pkg/src/*/*.ts) pkg/tsconfig.json pkg/tsconfig.conformance.json
+# The conformance runner (pkg/conformance, bin attrmap-conformance) is Node-only: its own tsconfig.
+TS_SOURCES := $(wildcard pkg/src/*.ts pkg/src/*/*.ts pkg/conformance/*.ts)
+$(DIST): $(GLUE) $(INLINE) $(TS_SOURCES) pkg/tsconfig.json pkg/tsconfig.conformance.json
 	rm -rf pkg/dist
 	cd pkg && node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tsconfig.conformance.json
 

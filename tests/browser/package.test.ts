@@ -186,9 +186,9 @@ test(`${ENGINE}: a page imports the browser entry: the wasm file is fetched, the
     performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname.replace(/^.*\/attrmap\//, "")),
   );
   assert.ok(loaded.includes("wasm/attrmap_bg.wasm"), loaded.join(", "));
-  assert.ok(loaded.includes("dist/init-streaming.js"), loaded.join(", "));
+  assert.ok(loaded.includes("dist/wasm/init-streaming.js"), loaded.join(", "));
   assert.deepEqual(
-    loaded.filter((path) => ["dist/index.js", "dist/init.js", "wasm/attrmap_inline.js"].includes(path)),
+    loaded.filter((path) => ["dist/index.js", "dist/wasm/init.js", "wasm/attrmap_inline.js"].includes(path)),
     [],
     "nothing of the inlined entry",
   );

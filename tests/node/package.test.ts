@@ -29,7 +29,7 @@ test("plain node (no loader, no flags) imports the pure functions by package nam
 });
 
 test("the exports map hides internals", async () => {
-  await assert.rejects(import("attrmap/dist/core.js" as string), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
+  await assert.rejects(import("attrmap/dist/wasm/store-module.js" as string), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
   const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
   assert.equal(manifest.type, "module");
   assert.deepEqual(Object.keys(manifest.exports), [
@@ -69,11 +69,11 @@ async function bundled(source: string): Promise<string[]> {
 test('"attrmap" loads the inlined wasm, "attrmap/browser" only the file (the inlined one is a fallback chunk)', async () => {
   const use = (from: string) => `import { emailPartition } from "${from}"; emailPartition("a@example.com");`;
   const inlined = await bundled(use("attrmap"));
-  assert.ok(inlined.includes("dist/init.js") && inlined.includes("wasm/attrmap_inline.js"), inlined.join());
-  assert.ok(!inlined.includes("dist/init-streaming.js"), inlined.join());
+  assert.ok(inlined.includes("dist/wasm/init.js") && inlined.includes("wasm/attrmap_inline.js"), inlined.join());
+  assert.ok(!inlined.includes("dist/wasm/init-streaming.js"), inlined.join());
   const streaming = await bundled(use("attrmap/browser"));
-  assert.ok(streaming.includes("dist/init-streaming.js"), streaming.join());
-  assert.ok(!streaming.some((f) => f === "dist/init.js" || f.includes("inline")), streaming.join());
+  assert.ok(streaming.includes("dist/wasm/init-streaming.js"), streaming.join());
+  assert.ok(!streaming.some((f) => f === "dist/wasm/init.js" || f.includes("inline")), streaming.join());
 });
 
 test("a page of the core entry loads no module of export and import, the engine's requests or the HTTP handler", async () => {
@@ -83,24 +83,24 @@ await (await store.partitionedMap("m")).upsert("k", 1);
 await (await store.chunkedLog("l")).append(1);
 store.liveQuery((s) => s.partitionedMap("m")).subscribe(() => {});`;
   const loaded = await bundled(page);
-  assert.ok(loaded.includes("dist/partitioned-map.js") && loaded.includes("dist/live.js"), loaded.join());
+  assert.ok(loaded.includes("dist/maps/partitioned-map.js") && loaded.includes("dist/live/live-query.js"), loaded.join());
   assert.deepEqual(
-    loaded.filter((f) => /^dist\/(export-import|dex|http)\//.test(f)),
+    loaded.filter((f) => /^dist\/(export-import|engine-requests|http)\//.test(f)),
     [],
   );
   // And an entry of a concern brings its own modules, not another start of the wasm.
   const exporting = await bundled(`${page}\nimport { exportText } from "attrmap/export-import";\nexportText(store);`);
   assert.ok(exporting.includes("dist/export-import/export-data.js"), exporting.join());
-  assert.ok(!exporting.some((f) => f === "dist/init.js" || f === "wasm/attrmap_inline.js"), exporting.join());
+  assert.ok(!exporting.some((f) => f === "dist/wasm/init.js" || f === "wasm/attrmap_inline.js"), exporting.join());
   // A page that exports only has none of the verifier; one that imports has its glue, and
   // starts its module at the first import (the inlined copy is a chunk of its own).
   assert.ok(!exporting.some((f) => f.includes("verifier")), exporting.join());
   const importing = await bundled(`${page}\nimport { importData } from "attrmap/export-import";\nimportData(store, "");`);
-  assert.ok(importing.includes("dist/export-import/verifier.js"), importing.join());
+  assert.ok(importing.includes("dist/wasm/verifier-module.js"), importing.join());
   assert.ok(!importing.some((f) => f.startsWith("wasm/attrmap_verifier_inline")), importing.join());
   // Likewise the maintenance module (resize, chunk-size change, retention): its glue with the
   // maps and logs, its inlined copy a chunk of its own.
-  assert.ok(loaded.includes("dist/maintenance.js"), loaded.join());
+  assert.ok(loaded.includes("dist/wasm/maintenance-module.js"), loaded.join());
   assert.ok(!loaded.some((f) => f.startsWith("wasm/attrmap_maintenance_inline")), loaded.join());
 });
 
@@ -110,9 +110,9 @@ test("the tarball ships the compiled package, the wasm inlined and as a file, no
     "./dist/index.js",
     "./dist/index.d.ts",
     "./dist/browser/index.js",
-    "./dist/init-streaming.js",
+    "./dist/wasm/init-streaming.js",
     "./dist/export-import/index.js",
-    "./dist/dex/index.js",
+    "./dist/engine-requests/index.js",
     "./dist/http/index.js",
     "./dist/react/index.js",
     "./wasm/attrmap.js",

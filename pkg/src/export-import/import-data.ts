@@ -4,16 +4,17 @@
 // at a time, so memory holds a batch, not the file), and one final transaction moves them into
 // place with the maps' metadata. A bad line, an abort or a crash before that transaction leaves
 // the database as it was (a crash leaves staged instances, which the next import removes).
-import * as args from "../args.js";
-import { CURRENT } from "../constants.js";
-import { type Context, lockKey } from "../context.js";
-import { CUSTOMER_PROFILES_MAP } from "../customer-directory.js";
-import { AttrmapError } from "../errors.js";
-import { withLocks } from "../locks.js";
-import { profileProblem, subscriberRecords } from "../records.js";
-import { SUBSCRIBER_CHUNKS_MAP } from "../subscriber-archive.js";
+
+import { withLocks } from "../concurrency/locks.js";
+import { CUSTOMER_PROFILES_MAP } from "../samples/customer-directory.js";
+import { profileProblem, subscriberRecords } from "../samples/records.js";
+import { SUBSCRIBER_CHUNKS_MAP } from "../samples/subscriber-archive.js";
+import * as args from "../store/args.js";
+import { type Context, lockKey } from "../store/context.js";
+import { AttrmapError } from "../store/errors.js";
+import { CURRENT } from "../wasm/constants.js";
+import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { dropPrefix, mapNames, moveMaps, stage } from "./staging.js";
-import { ExportChecker, verifierReady } from "./verifier.js";
 
 /** Map names under this prefix are an import's staging area: U+0000 first, which the core refuses in callers' map names. */
 const STAGING_PREFIX = "\u0000attrmap-import/";

@@ -1,7 +1,7 @@
 // attrmap/export-import: a database's maps out as the export format and back in, all or
 // nothing (docs/export-format.md), as functions of the store: a page that neither exports nor
 // imports loads none of it, nor the export verifier's wasm module.
-import { type Attrmap, contextOf } from "../attrmap.js";
+import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { type ExportOptions, type ExportWholeOptions, exportParts, exportStream } from "./export-data.js";
 import { type ImportOptions, type ImportSummary, importInto } from "./import-data.js";
 

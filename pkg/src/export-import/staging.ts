@@ -1,7 +1,7 @@
 // What only export and import do to the database: list its maps; stage checked instances under
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions of the instance store, here so that a page that never imports does not load them.
-import { attempt, INSTANCES, type InstanceStore, MAPS, request, settledBeforeCommit } from "../idb.js";
+import { attempt, INSTANCES, type InstanceStore, MAPS, request, settledBeforeCommit } from "../idb/instance-store.js";
 
 /** Instances the final transaction reads per request as it moves them into place. */
 const MOVE_PAGE = 100;

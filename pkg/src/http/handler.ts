@@ -1,13 +1,13 @@
 // The reference server's HTTP API as a fetch-style handler, for a service worker (or any
 // code with Request/Response): the six endpoints of docs/http.md over the stores.
 
-import * as args from "../args.js";
-import { type Attrmap, contextOf } from "../attrmap.js";
-import { EXACT_KEYS } from "../constants.js";
-import * as core from "../core.js";
-import { AttrmapError, type ErrorCode } from "../errors.js";
-import { type LockWait, writeOptions } from "../locks.js";
-import { profileInput, subscriberInput } from "../records.js";
+import { type LockWait, writeOptions } from "../concurrency/locks.js";
+import { profileInput, subscriberInput } from "../samples/records.js";
+import * as args from "../store/args.js";
+import { type Attrmap, contextOf } from "../store/attrmap.js";
+import { AttrmapError, type ErrorCode } from "../store/errors.js";
+import { EXACT_KEYS } from "../wasm/constants.js";
+import * as core from "../wasm/store-module.js";
 
 /** Where the reference samples serve the hash-partitioned pattern's endpoints. */
 export const HASH_PARTITIONED_ROUTES = "/patterns/hash-partitioned-attribute-map";

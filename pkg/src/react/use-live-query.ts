@@ -1,7 +1,7 @@
 // A live query as React state, as dexie-react-hooks' useLiveQuery is: the component renders
 // again with each result, and an error is thrown where React's error boundaries catch it.
 import { type DependencyList, useEffect, useState } from "react";
-import type { LiveQueryObserver } from "../live.js";
+import type { LiveQueryObserver } from "../live/live-query.js";
 
 /**
  * What the hook needs of a store: a `liveQuery` whose results it can subscribe to with an

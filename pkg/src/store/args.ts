@@ -3,8 +3,8 @@
 // (a getter, a proxy trap) runs while wasm is on the stack. Value rules (ranges, formats)
 // stay in Rust; these checks only make sure Rust receives the primitives it expects.
 
-import { MAX_TEXT_LENGTH } from "./constants.js";
-import { checkMapName } from "./core.js";
+import { MAX_TEXT_LENGTH } from "../wasm/constants.js";
+import { checkMapName } from "../wasm/store-module.js";
 import { AttrmapError } from "./errors.js";
 import { MAX_PAGE_LIMIT } from "./limits.js";
 

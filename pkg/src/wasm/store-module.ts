@@ -3,9 +3,9 @@
 // maintenance.ts). Every function here takes primitives its callers have already checked for
 // type and size (see args.ts); the core checks values and throws coded errors, rethrown as
 // AttrmapError.
-import * as wasm from "../wasm/attrmap.js";
+import * as wasm from "../../wasm/attrmap.js";
+import { callCore } from "../store/errors.js";
 import { DEFAULT_PARTITION_COUNT, FNV_OFFSET_BASIS } from "./constants.js";
-import { callCore } from "./errors.js";
 
 /** The largest piece of a byte array hashed in one crossing. */
 export const HASH_PIECE = 1 << 20;

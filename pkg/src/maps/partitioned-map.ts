@@ -1,17 +1,17 @@
 // A hash-partitioned map: each key lives in one of N partition instances, a dictionary
 // from canonical key to value. A lookup reads one partition; an upsert locks, reads and
 // rewrites one partition. Never the whole map.
-import * as args from "./args.js";
-import { EMAIL_KEYS } from "./constants.js";
-import { type Context, lockKey } from "./context.js";
-import * as core from "./core.js";
-import { AttrmapError } from "./errors.js";
-import { commit } from "./group-commit.js";
-import { corrupt, type Snapshot, type Writes } from "./idb.js";
+import * as args from "../store/args.js";
+import { EMAIL_KEYS } from "../wasm/constants.js";
+import { type Context, lockKey } from "../store/context.js";
+import * as core from "../wasm/store-module.js";
+import { AttrmapError } from "../store/errors.js";
+import { commit } from "../concurrency/group-commit.js";
+import { corrupt, type Snapshot, type Writes } from "../idb/instance-store.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
-import { MAX_BATCH } from "./limits.js";
-import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "./locks.js";
-import * as maintenance from "./maintenance.js";
+import { MAX_BATCH } from "../store/limits.js";
+import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
+import * as maintenance from "../wasm/maintenance-module.js";
 
 /** How `store.partitionedMap(name, options)` opens or creates a map. */
 export interface PartitionedMapOptions {

@@ -1,7 +1,7 @@
 // Change notifications: after a write commits, its database, map and instances are posted
 // on a BroadcastChannel of the origin, so other tabs, workers and the service worker can
 // refresh what they show. The message names what changed, never the data itself.
-import * as args from "./args.js";
+import * as args from "../store/args.js";
 
 /** What one committed write changed. */
 export interface Change {

@@ -1,12 +1,12 @@
 // Live queries: a query reads through a view of the store that records which instances it
 // read (or looked for and did not find); it runs again when a change announced on the
 // database's channel touches one of them, whichever context of the origin wrote it.
-import * as args from "./args.js";
-import type { Attrmap } from "./attrmap.js";
+import * as args from "../store/args.js";
+import type { Attrmap } from "../store/attrmap.js";
 import { type Change, watchChanges } from "./changes.js";
-import { CURRENT } from "./constants.js";
-import type { Context } from "./context.js";
-import { report } from "./events.js";
+import { CURRENT } from "../wasm/constants.js";
+import type { Context } from "../store/context.js";
+import { report } from "../store/events.js";
 
 /** What a live query's results go to, as an Observable's observer. */
 export interface LiveQueryObserver<T> {

@@ -1,9 +1,10 @@
 // The customer directory of the source documents: profiles by email in a hash-partitioned map.
-import * as args from "./args.js";
-import type { Context } from "./context.js";
-import { MAX_BATCH } from "./limits.js";
-import { type WriteOptions, writeOptions } from "./locks.js";
-import { type MapPage, type MapPageOptions, PartitionedMap } from "./partitioned-map.js";
+
+import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
+import { type MapPage, type MapPageOptions, PartitionedMap } from "../maps/partitioned-map.js";
+import * as args from "../store/args.js";
+import type { Context } from "../store/context.js";
+import { MAX_BATCH } from "../store/limits.js";
 import { type CustomerProfile, type CustomerProfileInput, profileInput, profileProblem } from "./records.js";
 
 /** The map name the reference server uses. */

@@ -1,7 +1,7 @@
 // attrmap/dex: the stored maps as the durable-execution engine's own SetAttributes requests
 // (docs/dex-import.md), so data moves into a flow of a reference SDK's sample, or of your own,
 // in the same layout.
-import { type Attrmap, contextOf } from "../attrmap.js";
+import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { type DexExportOptions, type DexRequest, dexRequests } from "./requests.js";
 
 export type { DexExportOptions, DexMapNames, DexRequest, DexSdk } from "./requests.js";

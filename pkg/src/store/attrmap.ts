@@ -1,19 +1,19 @@
 // The entry point of the storage layer: one IndexedDB database and its lock manager.
 import * as args from "./args.js";
-import { type Change, watchChanges } from "./changes.js";
-import { ChunkedLog, type ChunkedLogOptions } from "./chunked-log.js";
+import { type Change, watchChanges } from "../live/changes.js";
+import { ChunkedLog, type ChunkedLogOptions } from "../maps/chunked-log.js";
 import type { Context } from "./context.js";
-import { CustomerDirectory, type CustomerDirectoryOptions } from "./customer-directory.js";
+import { CustomerDirectory, type CustomerDirectoryOptions } from "../samples/customer-directory.js";
 import { AttrmapError } from "./errors.js";
 import type { StoreEvent } from "./events.js";
-import { InstanceStore } from "./idb.js";
-import type { Identity } from "./identity.js";
-import { type LiveQuery, liveQuery } from "./live.js";
-import { defaultLocks, type LockManagerLike } from "./locks.js";
-import { PartitionedMap, type PartitionedMapOptions } from "./partitioned-map.js";
+import { InstanceStore } from "../idb/instance-store.js";
+import type { Identity } from "../idb/identity.js";
+import { type LiveQuery, liveQuery } from "../live/live-query.js";
+import { defaultLocks, type LockManagerLike } from "../concurrency/locks.js";
+import { PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-map.js";
 import { persist, type StorageStatus, storageStatus } from "./persistence.js";
-import { type LogRecord, valueRecords } from "./records.js";
-import { SubscriberArchive, type SubscriberArchiveOptions } from "./subscriber-archive.js";
+import { type LogRecord, valueRecords } from "../samples/records.js";
+import { SubscriberArchive, type SubscriberArchiveOptions } from "../samples/subscriber-archive.js";
 
 /** What attrmap calls of an IndexedDB factory: `indexedDB` in pages and workers, fake-indexeddb's `IDBFactory` in Node. */
 export interface IDBFactoryLike {

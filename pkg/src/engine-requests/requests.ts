@@ -2,14 +2,15 @@
 // protobuf JSON, what `dexcli api call SetAttributes --data @file --yes` sends), so data can
 // move into a flow of a reference SDK's sample, or of your own, in the same layout. Field names
 // per SDK were read from the samples in the engine's repository (docs/dex-import.md).
-import * as args from "../args.js";
-import type { Context } from "../context.js";
-import * as core from "../core.js";
-import { CUSTOMER_PROFILES_MAP } from "../customer-directory.js";
-import { AttrmapError } from "../errors.js";
-import { exactJson, NotExactJson, partitionJson } from "../exact-json.js";
+
+import { exactJson, NotExactJson, partitionJson } from "../export-import/exact-json.js";
 import { exportItems, wantedMaps } from "../export-import/export-data.js";
-import { SUBSCRIBER_CHUNKS_MAP } from "../subscriber-archive.js";
+import { CUSTOMER_PROFILES_MAP } from "../samples/customer-directory.js";
+import { SUBSCRIBER_CHUNKS_MAP } from "../samples/subscriber-archive.js";
+import * as args from "../store/args.js";
+import type { Context } from "../store/context.js";
+import { AttrmapError } from "../store/errors.js";
+import * as core from "../wasm/store-module.js";
 
 /** The reference SDKs whose samples have a preset. */
 export type DexSdk = "python" | "typescript" | "go" | "java" | "rust";

@@ -1,8 +1,15 @@
 // The subscriber archive of the source documents: registrations in a chunked log.
-import * as args from "./args.js";
-import { ChunkedLog, type ChunkedLogOptions, type LogWindow, type LogWindowOptions, type RecordsOptions } from "./chunked-log.js";
-import type { Context } from "./context.js";
-import type { WriteOptions } from "./locks.js";
+
+import type { WriteOptions } from "../concurrency/locks.js";
+import {
+  ChunkedLog,
+  type ChunkedLogOptions,
+  type LogWindow,
+  type LogWindowOptions,
+  type RecordsOptions,
+} from "../maps/chunked-log.js";
+import * as args from "../store/args.js";
+import type { Context } from "../store/context.js";
 import { type NewSubscriber, type Subscriber, subscriberRecords } from "./records.js";
 
 /** The map name the reference server uses. */

@@ -2,7 +2,8 @@
 // stored data: keys and tokens mean something only under the layout they were written with.
 // This module reads stored metadata records (every rule they break is `corrupt_data`) and
 // decides what opening a map with given options means.
-import { describeType } from "./args.js";
+import { describeType } from "../store/args.js";
+import { AttrmapError, checkStored } from "../store/errors.js";
 import {
   CUSTOM_KEYS,
   DEFAULT_CHUNK_SIZE,
@@ -10,9 +11,8 @@ import {
   EMAIL_KEYS,
   EXACT_KEYS,
   FIRST_LAYOUT_VERSION,
-} from "./constants.js";
-import * as core from "./core.js";
-import { AttrmapError, checkStored } from "./errors.js";
+} from "../wasm/constants.js";
+import * as core from "../wasm/store-module.js";
 
 /** The layout of a partitioned map, as stored with it and exported. */
 export interface PartitionedLayout {

@@ -1,11 +1,12 @@
 // The pure rules of the contract (docs/) as public functions: canonical emails, FNV-1a, partitions and
 // page tokens, exactly as every reference SDK computes them. Each checks its arguments'
 // types, then asks the Rust core.
-import * as args from "./args.js";
+
+import type { Segment } from "../maps/layout.js";
+import { type CustomerProfile, type CustomerProfileInput, profileInput } from "../samples/records.js";
+import * as args from "../store/args.js";
 import { CURRENT, DEFAULT_PARTITION_COUNT } from "./constants.js";
-import * as core from "./core.js";
-import type { Segment } from "./layout.js";
-import { type CustomerProfile, type CustomerProfileInput, profileInput } from "./records.js";
+import * as core from "./store-module.js";
 
 /** Where one email lives. */
 export interface EmailPartition {

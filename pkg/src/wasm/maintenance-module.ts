@@ -2,15 +2,15 @@
 // rules are in a third wasm module of the crate (its feature `maintenance`), started at the
 // first such call, so that pages that never make one do not load it. Only this module calls
 // into it.
-import * as wasm from "../wasm/attrmap_maintenance.js";
-import { HASH_PIECE, type LogBook } from "./core.js";
-import { callCore } from "./errors.js";
-import { compileBeside, startOnce } from "./wasm-file.js";
+import * as wasm from "../../wasm/attrmap_maintenance.js";
+import { callCore } from "../store/errors.js";
+import { compileBeside, startOnce } from "./module-file.js";
+import { HASH_PIECE, type LogBook } from "./store-module.js";
 
 /** Starts the module, once: the file beside the package, else its inlined copy (as the verifier's). */
 export const maintenanceReady = startOnce("the maintenance wasm module", async () => {
-  const beside = new URL("../wasm/attrmap_maintenance_bg.wasm", import.meta.url);
-  wasm.initSync({ module: await compileBeside(beside, () => import("../wasm/attrmap_maintenance_inline.js")) });
+  const beside = new URL("../../wasm/attrmap_maintenance_bg.wasm", import.meta.url);
+  wasm.initSync({ module: await compileBeside(beside, () => import("../../wasm/attrmap_maintenance_inline.js")) });
 });
 
 const encoder = new TextEncoder();

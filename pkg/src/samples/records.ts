@@ -2,8 +2,8 @@
 // types, how a caller's value is read into one, and what a stored one must look like. Text
 // fields are kept exactly as given (they never pass through wasm); the core decides only what
 // needs its rules (the email, the required fields).
-import * as args from "./args.js";
-import { checkSubscriberFields } from "./core.js";
+import * as args from "../store/args.js";
+import { checkSubscriberFields } from "../wasm/store-module.js";
 
 /** A customer profile as stored: `emailAddress` is canonical. */
 export interface CustomerProfile {

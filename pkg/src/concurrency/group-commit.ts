@@ -5,9 +5,10 @@
 // if the writes had run one by one: a write sees what the writes before it in the batch did,
 // and one that throws changes nothing. Writers in other contexts still meet the Web Locks
 // (and, with `ifAvailable`, `lock_conflict`), as the reference server's writers do.
-import type { Context } from "./context.js";
-import { AttrmapError } from "./errors.js";
-import type { Snapshot, Writes } from "./idb.js";
+
+import type { Snapshot, Writes } from "../idb/instance-store.js";
+import type { Context } from "../store/context.js";
+import { AttrmapError } from "../store/errors.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks } from "./locks.js";
 
 /** One write: the locks it needs, the instances it reads, and how it changes them. */

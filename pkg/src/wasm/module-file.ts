@@ -1,8 +1,9 @@
 // A wasm module's file beside the package, for the entries that fetch theirs (the browser
 // entry's store module, the export verifier's and the maintenance modules) instead of
 // decoding it from base64 text.
+
+import { AttrmapError } from "../store/errors.js";
 import { decodeBase64 } from "./base64.js";
-import { AttrmapError } from "./errors.js";
 
 /** The first bytes of every wasm module: "\0asm". */
 const MAGIC = [0x00, 0x61, 0x73, 0x6d];

@@ -4,9 +4,9 @@
 // with nothing else awaited in between, so a failure or a crash leaves no partial state.
 // Every read is one readonly transaction that reads the map's metadata with the instances,
 // so the caller can tell whether the layout it placed keys with is still the stored one.
-import { announce, openChannel } from "./changes.js";
-import { AttrmapError, isDOMException, serverLost, storageError } from "./errors.js";
-import { Events } from "./events.js";
+import { announce, openChannel } from "../live/changes.js";
+import { AttrmapError, isDOMException, serverLost, storageError } from "../store/errors.js";
+import { Events } from "../store/events.js";
 import { freshIndexedDB, unreachable } from "./frame.js";
 import { dataLost, type Identity, newIdentity, storedIdentity } from "./identity.js";
 import { sameValue } from "./same-value.js";
