@@ -171,8 +171,8 @@ test("npm pack in pkg/ gives the same files as the tarball the tests install", (
 });
 
 test("no public export of any entry is typed any", () => {
-  const entries = ["index", "browser/index", "export-import/index", "dex/index", "http/index", "react/index"].map((e) =>
-    join(pkgDir, `dist/${e}.d.ts`),
+  const entries = ["index", "browser/index", "export-import/index", "engine-requests/index", "http/index", "react/index"].map(
+    (e) => join(pkgDir, `dist/${e}.d.ts`),
   );
   const program = ts.createProgram(entries, {
     strict: true,
@@ -204,6 +204,11 @@ test("no public export of any entry is typed any", () => {
   assert.deepEqual(diagnostics, []);
 });
 
+/** The installed package's exports map. */
+function manifestExports(): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).exports;
+}
+
 /** Type-checks `source` as a user's project with `lib` (strict, library declarations checked too); returns the errors. */
 function compileAsUser(lib: string[], types: string[], source: string): string[] {
   const dir = mkdtempSync(join(tmpdir(), "attrmap-user-"));
@@ -221,10 +226,11 @@ function compileAsUser(lib: string[], types: string[], source: string): string[]
       types,
       typeRoots: [join(dirname(pkgDir), "@types")],
       baseUrl: dirname(dirname(pkgDir)),
+      // Each entry's declarations where the exports map says (React's need React's types).
       paths: Object.fromEntries(
-        [["attrmap", "index"], ...["browser", "export-import", "dex", "http"].map((e) => [`attrmap/${e}`, `${e}/index`])].map(
-          ([name, file]) => [name, [join(pkgDir, `dist/${file}.d.ts`)]],
-        ),
+        Object.entries(manifestExports())
+          .filter(([entry]) => entry !== "./react" && entry !== "./package.json")
+          .map(([entry, to]) => [`attrmap${entry.slice(1)}`, [join(pkgDir, (to as { types: string }).types)]]),
       ),
     });
     return ts

@@ -7,9 +7,8 @@ import * as args from "../store/args.js";
 import { CURRENT, EXPORT_FORMAT, EXPORT_VERSION } from "../wasm/constants.js";
 import type { Context } from "../store/context.js";
 import * as core from "../wasm/store-module.js";
-import { AttrmapError } from "../store/errors.js";
+import { AttrmapError, corrupt } from "../store/errors.js";
 import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
-import { corrupt } from "../idb/instance-store.js";
 import { type Layout, type LogState, readMeta } from "../maps/layout.js";
 import { mapNames } from "./staging.js";
 

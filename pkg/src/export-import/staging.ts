@@ -1,7 +1,9 @@
 // What only export and import do to the database: list its maps; stage checked instances under
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions of the instance store, here so that a page that never imports does not load them.
-import { attempt, INSTANCES, type InstanceStore, MAPS, request, settledBeforeCommit } from "../idb/instance-store.js";
+import type { InstanceStore } from "../idb/instance-store.js";
+import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
+import { INSTANCES, MAPS } from "../idb/schema.js";
 
 /** Instances the final transaction reads per request as it moves them into place. */
 const MOVE_PAGE = 100;

@@ -16,16 +16,30 @@ function channelName(database: string): string {
 
 const hasBroadcast = () => typeof BroadcastChannel !== "undefined";
 
-/** @internal Posts one change to every other listener of the database (no-op where BroadcastChannel is missing). */
-export function announce(channel: BroadcastChannel | undefined, change: Change): void {
-  channel?.postMessage(change);
+/**
+ * @internal The channel a database's writes are announced on, opened at the first
+ * announcement (nothing is posted where BroadcastChannel is missing).
+ */
+export class Announcer {
+  private channel: BroadcastChannel | undefined | null = null;
+
+  constructor(private readonly database: string) {}
+
+  /** Posts one change to every other listener of the database. */
+  announce(map: string, instances: string[]): void {
+    this.channel ??= hasBroadcast() ? unreffed(new BroadcastChannel(channelName(this.database))) : undefined;
+    this.channel?.postMessage({ database: this.database, map, instances } satisfies Change);
+  }
+
+  /** Closes the channel; the next announcement opens a new one. */
+  close(): void {
+    this.channel?.close();
+    this.channel = null;
+  }
 }
 
-/** @internal The channel writes of `database` are announced on, or undefined where BroadcastChannel is missing. */
-export function openChannel(database: string): BroadcastChannel | undefined {
-  if (!hasBroadcast()) return undefined;
-  const channel = new BroadcastChannel(channelName(database));
-  // In Node an open channel keeps the process alive; one used only to announce must not.
+/** In Node an open channel keeps the process alive; one used only to announce must not. */
+function unreffed(channel: BroadcastChannel): BroadcastChannel {
   (channel as { unref?: () => void }).unref?.();
   return channel;
 }

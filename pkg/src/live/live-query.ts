@@ -1,6 +1,7 @@
-// Live queries: a query reads through a view of the store that records which instances it
-// read (or looked for and did not find); it runs again when a change announced on the
-// database's channel touches one of them, whichever context of the origin wrote it.
+// Live queries: a query reads through a view of the store that tells which instances it read
+// (or looked for and did not find: the instance store tells every read, see ReadObserver); it
+// runs again when a change announced on the database's channel touches one of them, whichever
+// context of the origin wrote it.
 import * as args from "../store/args.js";
 import type { Attrmap } from "../store/attrmap.js";
 import { type Change, watchChanges } from "./changes.js";
@@ -47,28 +48,16 @@ export interface LiveQuery<T> {
 /** Everything of `map` (an iteration or a count read it whole). */
 const WHOLE_MAP = "\u0000*";
 
-/** A context whose store records what it reads into `deps`; writes pass through. */
+/** A context whose store notes what each read covers into `deps`; writes pass through. */
 function tracking(ctx: Context, deps: Set<string>): Context {
   const note = (map: string, instance: string) => deps.add(`${map}\u0000${instance}`);
-  const store = new Proxy(ctx.store, {
-    get(target, property) {
-      if (property === "read") {
-        return (map: string, instances: readonly string[]) => {
-          // A read of the metadata alone uses a log's state, which every append changes with `current`.
-          if (instances.length === 0) note(map, CURRENT);
-          for (const instance of instances) note(map, instance);
-          return target.read(map, instances);
-        };
-      }
-      if (property === "readNext" || property === "scan") {
-        return (map: string, ...rest: unknown[]) => {
-          note(map, WHOLE_MAP);
-          return (target[property] as (map: string, ...rest: unknown[]) => unknown)(map, ...rest);
-        };
-      }
-      const value = Reflect.get(target, property) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const store = ctx.store.observed((map, scope) => {
+    // Opening a map reads its layout, on every run: a change of layout shows in every later read.
+    if (scope === "layout") return;
+    if (scope === "all") return note(map, WHOLE_MAP);
+    // A read of the metadata alone uses a log's state, which every append changes with `current`.
+    if (scope.length === 0) note(map, CURRENT);
+    for (const instance of scope) note(map, instance);
   });
   return { store, locks: ctx.locks };
 }

@@ -173,7 +173,7 @@ export function openAttrmap(options: OpenOptions = {}): Attrmap {
     throw args.invalid(`options.indexedDB must be an IDBFactory, got ${args.describeType(factory)}`);
   if (locks !== undefined && !hasMethod(locks, "request"))
     throw args.invalid(`options.locks must have a request() method, got ${args.describeType(locks)}`);
-  const store = new InstanceStore(
+  const store = InstanceStore.of(
     name === undefined ? "attrmap" : args.string("options.name", name),
     factory as IDBFactory,
     keyRange as typeof IDBKeyRange,

@@ -104,3 +104,9 @@ export function storageError(error: unknown, doing: string): AttrmapError {
   const code = serverLost(error) ? "connection_closed" : (DOM_ERROR_CODES[name] ?? "storage_error");
   return new AttrmapError(code, `${doing} failed: ${name || "error"}${detail ? `: ${detail}` : ""}`, { cause: error });
 }
+
+/** An AttrmapError for stored data that breaks a rule, naming map and instance. */
+export function corrupt(map: string, instance: string | undefined, reason: string, cause?: unknown): AttrmapError {
+  const where = instance === undefined ? `map "${map}"` : `instance "${instance}" of map "${map}"`;
+  return new AttrmapError("corrupt_data", `${where}: ${reason}`, cause === undefined ? undefined : { cause });
+}

@@ -1,0 +1,49 @@
+// The database's schema (docs/storage.md): three object stores, and the upgrade from each
+// older version of the stored format to this one.
+import { newIdentity } from "./identity.js";
+
+/** The object store of every instance, keyed `[map, instance]`. */
+export const INSTANCES = "instances";
+/** The object store of the maps' metadata records, keyed by map name. */
+export const MAPS = "maps";
+/** The object store of the database's own records: its identity. */
+export const DATABASE = "database";
+/** The key of the identity record in DATABASE. */
+export const IDENTITY = "identity";
+/** The IndexedDB schema version this library creates and expects: the stored format's version (docs/storage.md). */
+export const DB_VERSION = 3;
+
+/**
+ * Creates a database, or brings one written by an older version of this library to the
+ * current schema. Version 1 stored a log's chunk size as one number and no key rule: a log
+ * becomes one segment, and a partitioned map takes the key rule it is next opened with.
+ * Version 2 had no identity: it gets one now, as a new database does.
+ */
+export function upgrade(tx: IDBTransaction, oldVersion: number): void {
+  const db = tx.db;
+  if (!db.objectStoreNames.contains(INSTANCES)) db.createObjectStore(INSTANCES);
+  if (!db.objectStoreNames.contains(MAPS)) db.createObjectStore(MAPS);
+  if (!db.objectStoreNames.contains(DATABASE)) db.createObjectStore(DATABASE).put(newIdentity(), IDENTITY);
+  if (oldVersion === 1) {
+    tx.objectStore(MAPS).openCursor().onsuccess = (event) => {
+      const cursor = (event.target as IDBRequest<IDBCursorWithValue | null>).result;
+      if (!cursor) return;
+      const old = cursor.value as { kind?: unknown; chunkSize?: unknown; state?: unknown };
+      if (old.kind === "chunked" && typeof old.chunkSize === "number") {
+        const { chunkSize, ...rest } = old;
+        cursor.update({
+          ...rest,
+          segments: [{ fromSequence: 1, chunkSize }],
+          state: old.state ?? { nextSequence: 1, latestArchivedChunkToken: "" },
+          retainedFrom: 1,
+        });
+      }
+      cursor.continue();
+    };
+  }
+}
+
+/** Whether a database that exists is attrmap's: one of another program is never changed. */
+export function ours(db: IDBDatabase): boolean {
+  return db.objectStoreNames.contains(INSTANCES) && db.objectStoreNames.contains(MAPS);
+}
