@@ -3,13 +3,14 @@
 // at a time. A log is read from one snapshot of its state and `current`: archives never change,
 // so the export is consistent while appends go on; a resize or retention that happens while a
 // map is read makes the export fail with `layout_changed` rather than mix two layouts.
-import * as args from "../store/args.js";
-import { CURRENT, EXPORT_FORMAT, EXPORT_VERSION } from "../wasm/constants.js";
-import type { Context } from "../store/context.js";
-import * as core from "../wasm/store-module.js";
-import { AttrmapError, corrupt } from "../store/errors.js";
-import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
+
 import { type Layout, type LogState, readMeta } from "../maps/layout.js";
+import * as args from "../store/args.js";
+import type { Context } from "../store/context.js";
+import { AttrmapError, corrupt } from "../store/errors.js";
+import { CURRENT, EXPORT_FORMAT, EXPORT_VERSION } from "../wasm/constants.js";
+import * as core from "../wasm/store-module.js";
+import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
 import { mapNames } from "./staging.js";
 
 /** One piece of an export, in file order. */

@@ -176,7 +176,7 @@ export class Connection {
     return connection;
   }
 
-  /** A new transaction over the instances and the maps; a connection found closing (version change, shutdown) gets one fresh try. */
+  /** A new transaction over instances and maps; a connection found closing (version change, shutdown) gets one fresh try. */
   async begin(mode: IDBTransactionMode, doing: string): Promise<IDBTransaction> {
     for (let retried = false; ; retried = true) {
       const db = await this.db();

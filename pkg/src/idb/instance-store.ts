@@ -131,12 +131,12 @@ export class InstanceStore {
   }
 
   /**
-   * The one way a read reaches IndexedDB: it tells the observer what it reads of `map`, then
-   * makes its requests in one readonly transaction (kept open until they are done with
-   * `walk`, for a cursor that continues). Every read method goes through here, so a new one is
-   * observed too.
+   * The one way a read reaches IndexedDB: tells the observer what it reads of `map`, then
+   * makes the requests `issue` makes in one readonly transaction (kept open until they are done
+   * with `walk`, for a cursor that continues). Every read method goes through here, so a new
+   * one is observed too.
    */
-  protected reading<T>(map: string, scope: ReadScope, doing: string, issue: (tx: IDBTransaction) => Promise<T>, walk = false) {
+  reading<T>(map: string, scope: ReadScope, doing: string, issue: (tx: IDBTransaction) => Promise<T>, walk = false): Promise<T> {
     this.observer?.(map, scope);
     return walk ? this.transaction("readonly", doing, issue) : readOnly(this.connection, doing, issue);
   }
@@ -162,7 +162,9 @@ export class InstanceStore {
 
   /** How many instances of `map` are named from `range[0]` (included) to `range[1]` (excluded). */
   countRange(map: string, range: readonly [string, string], doing: string): Promise<number> {
-    return this.reading(map, "all", doing, (tx) => request(tx.objectStore(INSTANCES).count(this.instancesBetween(map, range)), doing));
+    return this.reading(map, "all", doing, (tx) =>
+      request(tx.objectStore(INSTANCES).count(this.instancesBetween(map, range)), doing),
+    );
   }
 
   /**

@@ -4,10 +4,10 @@
 // context of the origin wrote it.
 import * as args from "../store/args.js";
 import type { Attrmap } from "../store/attrmap.js";
-import { type Change, watchChanges } from "./changes.js";
-import { CURRENT } from "../wasm/constants.js";
 import type { Context } from "../store/context.js";
 import { report } from "../store/events.js";
+import { CURRENT } from "../wasm/constants.js";
+import { type Change, watchChanges } from "./changes.js";
 
 /** What a live query's results go to, as an Observable's observer. */
 export interface LiveQueryObserver<T> {

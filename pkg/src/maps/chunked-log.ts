@@ -1,17 +1,18 @@
 // A sequentially chunked log: appends rewrite only the bounded `current` chunk; a full
 // chunk is archived, immutable, under the 20-digit token of its first sequence. The Rust
 // core decides every write and checks every read; this file reads and stores.
-import * as args from "../store/args.js";
-import { CURRENT } from "../wasm/constants.js";
-import { type Context, lockKey } from "../store/context.js";
-import * as core from "../wasm/store-module.js";
-import { AttrmapError, corrupt } from "../store/errors.js";
+
 import { commit } from "../concurrency/group-commit.js";
-import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
-import { MAX_BATCH } from "../store/limits.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
-import * as maintenance from "../wasm/maintenance-module.js";
 import type { RecordKind } from "../samples/records.js";
+import * as args from "../store/args.js";
+import { type Context, lockKey } from "../store/context.js";
+import { AttrmapError, corrupt } from "../store/errors.js";
+import { MAX_BATCH } from "../store/limits.js";
+import { CURRENT } from "../wasm/constants.js";
+import * as maintenance from "../wasm/maintenance-module.js";
+import * as core from "../wasm/store-module.js";
+import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
 
 /** How `store.chunkedLog(name, options)` opens or creates a log. */
 export interface ChunkedLogOptions {

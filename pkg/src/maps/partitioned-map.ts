@@ -1,17 +1,18 @@
 // A hash-partitioned map: each key lives in one of N partition instances, a dictionary
 // from canonical key to value. A lookup reads one partition; an upsert locks, reads and
 // rewrites one partition. Never the whole map.
-import * as args from "../store/args.js";
-import { EMAIL_KEYS } from "../wasm/constants.js";
-import { type Context, lockKey } from "../store/context.js";
-import * as core from "../wasm/store-module.js";
-import { AttrmapError, corrupt } from "../store/errors.js";
+
 import { commit } from "../concurrency/group-commit.js";
-import type { Snapshot, Writes } from "../idb/instance-store.js";
-import { openPartitioned, type PartitionedLayout } from "./layout.js";
-import { MAX_BATCH } from "../store/limits.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
+import type { Snapshot, Writes } from "../idb/instance-store.js";
+import * as args from "../store/args.js";
+import { type Context, lockKey } from "../store/context.js";
+import { AttrmapError, corrupt } from "../store/errors.js";
+import { MAX_BATCH } from "../store/limits.js";
+import { EMAIL_KEYS } from "../wasm/constants.js";
 import * as maintenance from "../wasm/maintenance-module.js";
+import * as core from "../wasm/store-module.js";
+import { openPartitioned, type PartitionedLayout } from "./layout.js";
 
 /** How `store.partitionedMap(name, options)` opens or creates a map. */
 export interface PartitionedMapOptions {

@@ -1,19 +1,20 @@
 // The entry point of the storage layer: one IndexedDB database and its lock manager.
-import * as args from "./args.js";
-import { type Change, watchChanges } from "../live/changes.js";
-import { ChunkedLog, type ChunkedLogOptions } from "../maps/chunked-log.js";
-import type { Context } from "./context.js";
-import { CustomerDirectory, type CustomerDirectoryOptions } from "../samples/customer-directory.js";
-import { AttrmapError } from "./errors.js";
-import type { StoreEvent } from "./events.js";
-import { InstanceStore } from "../idb/instance-store.js";
-import type { Identity } from "../idb/identity.js";
-import { type LiveQuery, liveQuery } from "../live/live-query.js";
+
 import { defaultLocks, type LockManagerLike } from "../concurrency/locks.js";
+import type { Identity } from "../idb/identity.js";
+import { InstanceStore } from "../idb/instance-store.js";
+import { type Change, watchChanges } from "../live/changes.js";
+import { type LiveQuery, liveQuery } from "../live/live-query.js";
+import { ChunkedLog, type ChunkedLogOptions } from "../maps/chunked-log.js";
 import { PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-map.js";
-import { persist, type StorageStatus, storageStatus } from "./persistence.js";
+import { CustomerDirectory, type CustomerDirectoryOptions } from "../samples/customer-directory.js";
 import { type LogRecord, valueRecords } from "../samples/records.js";
 import { SubscriberArchive, type SubscriberArchiveOptions } from "../samples/subscriber-archive.js";
+import * as args from "./args.js";
+import type { Context } from "./context.js";
+import { AttrmapError } from "./errors.js";
+import type { StoreEvent } from "./events.js";
+import { persist, type StorageStatus, storageStatus } from "./persistence.js";
 
 /** What attrmap calls of an IndexedDB factory: `indexedDB` in pages and workers, fake-indexeddb's `IDBFactory` in Node. */
 export interface IDBFactoryLike {
