@@ -12,6 +12,8 @@ import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 const dist = join(dirname(fileURLToPath(import.meta.resolve("attrmap/package.json"))), "dist");
 const load = (path: string) => import(pathToFileURL(join(dist, path)).href);
 const { InstanceStore } = await load("idb/instance-store.js");
+const { Connection } = await load("idb/connection.js");
+const { Announcer } = await load("live/changes.js");
 const { request } = await load("idb/requests.js");
 const { liveQuery } = await load("live/live-query.js");
 
@@ -30,7 +32,8 @@ type Store = {
 
 let databases = 0;
 function newStore(): Store {
-  return InstanceStore.of(`read-tracking-${++databases}`, new IDBFactory(), IDBKeyRange) as Store;
+  const name = `read-tracking-${++databases}`;
+  return new InstanceStore(new Connection(name, new IDBFactory(), IDBKeyRange), new Announcer(name)) as Store;
 }
 
 /** A read path the store does not have: the value of one instance, read with an IndexedDB request of the test's own. */

@@ -33,13 +33,9 @@ export class Connection {
   constructor(
     readonly name: string,
     private factory: IDBFactory,
-    private range: typeof IDBKeyRange,
+    /** The `IDBKeyRange` class of the IndexedDB in use: a frame's, once this connection reached one (see open). */
+    public keyRange: typeof IDBKeyRange,
   ) {}
-
-  /** The `IDBKeyRange` class of the IndexedDB in use (a frame's, after WebKit's storage process died). */
-  get keyRange(): typeof IDBKeyRange {
-    return this.range;
-  }
 
   private open(reconnected = false): Promise<IDBDatabase> {
     return new Promise((resolve, reject) => {
@@ -102,7 +98,7 @@ export class Connection {
         const fresh = reconnected ? undefined : freshIndexedDB(this.factory);
         if (!fresh) return reject(this.fail("unavailable", unreachable(this.name, error)));
         this.factory = fresh.factory;
-        this.range = fresh.keyRange;
+        this.keyRange = fresh.keyRange;
         this.toThisRealm = (value) => structuredClone(value);
         resolve(this.open(true));
       };

@@ -5,11 +5,9 @@
 // Every read is one readonly transaction that reads the map's metadata with the instances,
 // so the caller can tell whether the layout it placed keys with is still the stored one.
 // It stores values it knows nothing of: what they mean is the maps' and logs' business.
-import { Announcer } from "../live/changes.js";
+import type { Announcer } from "../live/changes.js";
 import { AttrmapError, storageError } from "../store/errors.js";
-import type { Events } from "../store/events.js";
-import { Connection } from "./connection.js";
-import type { Identity } from "./identity.js";
+import type { Connection } from "./connection.js";
 import { readBack, written } from "./read-back.js";
 import { attempt, request, settledBeforeCommit } from "./requests.js";
 import { INSTANCES, MAPS } from "./schema.js";
@@ -63,40 +61,24 @@ export type ReadObserver = (map: string, scope: ReadScope) => void;
 
 /** One database's instances and metadata: reads and read-modify-writes, each in one transaction. */
 export class InstanceStore {
-  private constructor(
-    private readonly connection: Connection,
-    private readonly announcer: Announcer,
-    private readonly observer: ReadObserver | undefined,
-  ) {}
+  /** The IndexedDB database name. */
+  readonly name: string;
 
-  /** The store of database `name` in `factory`; the database is opened by the first call. */
-  static of(name: string, factory: IDBFactory, keyRange: typeof IDBKeyRange): InstanceStore {
-    return new InstanceStore(new Connection(name, factory, keyRange), new Announcer(name), undefined);
+  /**
+   * The store of one database: `connection` (its life, identity and events), `announcer` for
+   * its changes, and `observer` told of every read.
+   */
+  constructor(
+    readonly connection: Connection,
+    private readonly announcer: Announcer,
+    private readonly observer?: ReadObserver,
+  ) {
+    this.name = connection.name;
   }
 
   /** This store, whose reads are told to `observer` first; it shares the connection and everything else. */
   observed(observer: ReadObserver): InstanceStore {
     return new InstanceStore(this.connection, this.announcer, observer);
-  }
-
-  /** The IndexedDB database name. */
-  get name(): string {
-    return this.connection.name;
-  }
-
-  /** `datalost`, `unavailable`, and `reset` when a loss is acknowledged. */
-  get events(): Events {
-    return this.connection.events;
-  }
-
-  /** The database's identity, as `store.identity()` gives it. */
-  identity(): Promise<Identity> {
-    return this.connection.identity();
-  }
-
-  /** After a `data_lost`: the next call opens (or creates) the database there is now. No-op otherwise. */
-  acknowledgeDataLoss(): void {
-    this.connection.acknowledgeDataLoss();
   }
 
   /** Every instance of `map`; with `after`, those named after it. */

@@ -139,7 +139,11 @@ export function liveQuery<T>(
         if (running) reset = true;
         else void run();
       };
-      const stops = [stopWatching, ctx.store.events.on("datalost", rerun), ctx.store.events.on("reset", rerun)];
+      const stops = [
+        stopWatching,
+        ctx.store.connection.events.on("datalost", rerun),
+        ctx.store.connection.events.on("reset", rerun),
+      ];
       void run();
       const unsubscribe = () => {
         stopped = true;

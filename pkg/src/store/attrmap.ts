@@ -1,9 +1,10 @@
 // The entry point of the storage layer: one IndexedDB database and its lock manager.
 
 import { defaultLocks, type LockManagerLike } from "../concurrency/locks.js";
+import { Connection } from "../idb/connection.js";
 import type { Identity } from "../idb/identity.js";
 import { InstanceStore } from "../idb/instance-store.js";
-import { type Change, watchChanges } from "../live/changes.js";
+import { Announcer, type Change, watchChanges } from "../live/changes.js";
 import { type LiveQuery, liveQuery } from "../live/live-query.js";
 import { ChunkedLog, type ChunkedLogOptions } from "../maps/chunked-log.js";
 import { PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-map.js";
@@ -97,7 +98,7 @@ export class Attrmap {
    * last saw to tell a first visit from data lost while no page was open.
    */
   identity(): Promise<Identity> {
-    return this.ctx.store.identity();
+    return this.ctx.store.connection.identity();
   }
 
   /**
@@ -108,7 +109,7 @@ export class Attrmap {
    */
   on(event: StoreEvent, listener: (error: AttrmapError) => void): () => void {
     const checked = args.oneOf<StoreEvent>("event", event, ["datalost", "unavailable"]);
-    return this.ctx.store.events.on(checked, args.func<(error: AttrmapError) => void>("listener", listener));
+    return this.ctx.store.connection.events.on(checked, args.func<(error: AttrmapError) => void>("listener", listener));
   }
 
   /**
@@ -117,7 +118,7 @@ export class Attrmap {
    * nothing is written, so a log never starts again at sequence 1 unnoticed.
    */
   acknowledgeDataLoss(): void {
-    this.ctx.store.acknowledgeDataLoss();
+    this.ctx.store.connection.acknowledgeDataLoss();
   }
 
   /**
@@ -174,10 +175,8 @@ export function openAttrmap(options: OpenOptions = {}): Attrmap {
     throw args.invalid(`options.indexedDB must be an IDBFactory, got ${args.describeType(factory)}`);
   if (locks !== undefined && !hasMethod(locks, "request"))
     throw args.invalid(`options.locks must have a request() method, got ${args.describeType(locks)}`);
-  const store = InstanceStore.of(
-    name === undefined ? "attrmap" : args.string("options.name", name),
-    factory as IDBFactory,
-    keyRange as typeof IDBKeyRange,
-  );
+  const database = name === undefined ? "attrmap" : args.string("options.name", name);
+  const connection = new Connection(database, factory as IDBFactory, keyRange as typeof IDBKeyRange);
+  const store = new InstanceStore(connection, new Announcer(database));
   return new Attrmap({ store, locks: (locks as LockManagerLike | undefined) ?? defaultLocks() });
 }
