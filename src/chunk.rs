@@ -69,7 +69,7 @@ impl AppendPlan {
     }
 }
 
-/// `<record_name> page "<token>" not found`, the SPEC message for a valid token with no chunk.
+/// `<record_name> page "<token>" not found`, the contract's message for a valid token with no chunk (docs/chunked-log.md).
 pub fn page_not_found(record_name: &str, token: &str) -> Error {
     Error::new(ErrorCode::NotFound, text!(record_name, " page \"", token, "\" not found"))
 }

@@ -8,13 +8,13 @@ use crate::error::{Error, ErrorCode, Result};
 pub const NOT_ASCII: &str = "emailAddress must contain only ASCII characters";
 pub const REQUIRED: &str = "emailAddress is required";
 
-/// ASCII whitespace as SPEC.md defines it: space and 0x09..=0x0D. This is not
+/// ASCII whitespace as docs/partitioned-map.md defines it: space and 0x09..=0x0D. This is not
 /// `u8::is_ascii_whitespace`, which leaves out vertical tab (0x0B).
 pub fn is_trimmed_whitespace(b: u8) -> bool {
     b == b' ' || (0x09..=0x0d).contains(&b)
 }
 
-/// ASCII check, trim of SPEC whitespace at both ends, empty check, A-Z lowercased.
+/// ASCII check, trim of that whitespace at both ends, empty check, A-Z lowercased.
 /// Nothing else changes: inner spaces and control bytes stay, no syntax is checked.
 pub fn canonical_email_address(email: &str) -> Result<String> {
     canonical_email(email).map(Cow::into_owned)
@@ -26,7 +26,7 @@ pub fn canonical_email(email: &str) -> Result<Cow<'_, str>> {
     canonical_edit(email).map(|edit| edit.apply(email))
 }
 
-/// How an email becomes canonical: the part that stays (`start..end`, SPEC whitespace trimmed
+/// How an email becomes canonical: the part that stays (`start..end`, that whitespace trimmed
 /// from both ends) and whether its A-Z are lowercased. The email is ASCII, so its byte
 /// offsets are its UTF-16 offsets too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! Errors with stable codes. The code is the contract callers branch on; the message is
-//! the exact text SPEC.md gives where it gives one, so every SDK reports the same words.
+//! the exact text the contract (docs/) gives where it gives one, so every SDK reports the same words.
 
 use crate::prelude::*;
 use crate::text::text;

@@ -158,7 +158,7 @@ impl Default for PartitionCount {
 pub enum KeyRule {
     /// Any string, exactly as given.
     Exact,
-    /// The email rule of SPEC.md section 1.
+    /// The email rule of docs/partitioned-map.md.
     Email,
     /// A canonicalizer of the caller's, known here only by its name.
     Custom(String),

@@ -122,7 +122,7 @@ mod tests {
             let want: Vec<u32> = keys.iter().map(|k| key_partition(k, count).index).collect();
             assert_eq!(partition_indexes(&bytes, &ends, count).unwrap(), want);
         }
-        // Under 1000 partitions the golden keys stay where SPEC puts them.
+        // Under 1000 partitions the golden keys stay where the contract puts them (docs/partitioned-map.md).
         assert_eq!(partition_indexes(&bytes, &ends, PartitionCount::default()).unwrap()[..2], [278, 145]);
         let bad = partition_indexes(&bytes, &[3, 1], PartitionCount::default()).unwrap_err();
         assert_eq!(bad.code, ErrorCode::InvalidArgument);

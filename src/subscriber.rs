@@ -22,7 +22,7 @@ pub struct Subscriber {
     pub delivery_address: String,
 }
 
-/// SPEC's rule for a registration: both fields non-empty, checked in this order. Only the
+/// The contract's rule for a registration (docs/http.md): both fields non-empty, checked in this order. Only the
 /// lengths matter, so a caller's text never has to be copied to decide it.
 pub fn check_required(subscriber_id_len: usize, delivery_address_len: usize) -> Result<()> {
     if subscriber_id_len == 0 {

@@ -37,7 +37,7 @@ fn render() -> String {
             FIRST_LAYOUT_VERSION.to_string(),
         ),
         ("The key rule that keeps keys as they are.", "EXACT_KEYS", string(KeyRule::EXACT)),
-        ("The key rule of SPEC's email canonicalization.", "EMAIL_KEYS", string(KeyRule::EMAIL)),
+        ("The key rule of the email canonicalization (docs/partitioned-map.md).", "EMAIL_KEYS", string(KeyRule::EMAIL)),
         ("The key rule name stored for a canonicalizer given no name.", "CUSTOM_KEYS", string(KeyRule::CUSTOM)),
         ("FNV-1a's offset basis: the hash of no bytes.", "FNV_OFFSET_BASIS", format!("{FNV_OFFSET_BASIS:#x}")),
     ];

@@ -198,7 +198,7 @@ pub fn page_of_sequence(book: &[f64], latest: &str, sequence: f64) -> Result<Str
 
 // ---- records ---------------------------------------------------------------------------
 
-/// SPEC's required fields of a registration, from the lengths of its two strings.
+/// The required fields of a registration (docs/http.md), from the lengths of its two strings.
 #[wasm_bindgen(js_name = checkSubscriberFields)]
 pub fn check_subscriber_fields(subscriber_id_len: f64, delivery_address_len: f64) -> Result<()> {
     subscriber::check_required(subscriber_id_len as usize, delivery_address_len as usize)

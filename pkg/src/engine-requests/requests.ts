@@ -10,7 +10,7 @@ import { SUBSCRIBER_CHUNKS_MAP } from "../samples/subscriber-archive.js";
 import * as args from "../store/args.js";
 import type { Context } from "../store/context.js";
 import { AttrmapError } from "../store/errors.js";
-import * as core from "../wasm/store-module.js";
+import * as wasm from "../wasm/store-module.js";
 
 /** The reference SDKs whose samples have a preset. */
 export type DexSdk = "python" | "typescript" | "go" | "java" | "rust";
@@ -173,7 +173,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
   const checked = new Map<string, DexMapNames | undefined>();
   const envelope = (attributes: string[], part: number) => {
     const body = attributes.join(",");
-    const requestId = `attrmap-${flowId}-${part}-${core.hashBytes(encoder.encode(body)).toString(16).padStart(8, "0")}`;
+    const requestId = `attrmap-${flowId}-${part}-${wasm.hashBytes(encoder.encode(body)).toString(16).padStart(8, "0")}`;
     const run = runId === undefined ? "" : `"runId":${JSON.stringify(runId)},`;
     return {
       requestId,

@@ -9,7 +9,7 @@ import * as args from "../store/args.js";
 import type { Context } from "../store/context.js";
 import { AttrmapError, corrupt } from "../store/errors.js";
 import { CURRENT, EXPORT_FORMAT, EXPORT_VERSION } from "../wasm/constants.js";
-import * as core from "../wasm/store-module.js";
+import * as wasm from "../wasm/store-module.js";
 import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
 import { mapNames } from "./staging.js";
 
@@ -73,7 +73,7 @@ export async function* exportItems(ctx: Context, wanted: string[] | undefined): 
     if (read && "meta" in read) {
       yield { kind: "state", map, state: { ...read.meta.state } };
       // Archives older than the snapshot's `current`; later ones were added since, and `current` comes last.
-      const end = read.currentFirst > 1 ? core.archiveToken(read.currentFirst) : "";
+      const end = read.currentFirst > 1 ? wasm.archiveToken(read.currentFirst) : "";
       let archives = 0;
       for (let after: string | undefined; ; ) {
         const step = await ctx.store.readNext(map, after, doing);

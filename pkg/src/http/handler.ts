@@ -7,7 +7,7 @@ import * as args from "../store/args.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { AttrmapError, type ErrorCode } from "../store/errors.js";
 import { EXACT_KEYS } from "../wasm/constants.js";
-import * as core from "../wasm/store-module.js";
+import * as wasm from "../wasm/store-module.js";
 
 /** Where the reference samples serve the hash-partitioned pattern's endpoints. */
 export const HASH_PARTITIONED_ROUTES = "/patterns/hash-partitioned-attribute-map";
@@ -139,7 +139,7 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
       run: async (_, url) => {
         const email = url.searchParams.get("emailAddress") ?? "";
         const profile = await (await customers()).getProfile(email);
-        if (!profile) throw new AttrmapError("not_found", `customer profile "${core.canonicalEmail(email)}" not found`);
+        if (!profile) throw new AttrmapError("not_found", `customer profile "${wasm.canonicalEmail(email)}" not found`);
         return profile;
       },
     },

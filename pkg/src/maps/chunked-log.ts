@@ -11,7 +11,7 @@ import { AttrmapError, corrupt } from "../store/errors.js";
 import { MAX_BATCH } from "../store/limits.js";
 import { CURRENT } from "../wasm/constants.js";
 import * as maintenance from "../wasm/maintenance-module.js";
-import * as core from "../wasm/store-module.js";
+import * as wasm from "../wasm/store-module.js";
 import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
 
 /** How `store.chunkedLog(name, options)` opens or creates a log. */
@@ -103,7 +103,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   ): Promise<ChunkedLog<I, R>> {
     const o = args.options("options", options);
     const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
-    const chunkSize = size === undefined ? undefined : core.resolveChunkSize(size);
+    const chunkSize = size === undefined ? undefined : wasm.resolveChunkSize(size);
     const view = await ctx.store.openMap(name, `opening log "${name}"`, (meta) => {
       const opened = openChunked(name, meta, chunkSize);
       return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
@@ -127,7 +127,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   }
 
   /** The log's metadata as read now; a record that went missing reads as a new log of the size in force. */
-  private adopt(raw: unknown): LogView {
+  private viewOf(raw: unknown): LogView {
     if (holdsLog(raw, this.view)) return this.view; // unchanged since last checked: most reads and writes
     const stored = readMeta(this.name, raw);
     if (stored !== undefined && !("meta" in stored))
@@ -188,9 +188,9 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       instances: [CURRENT],
       doing,
       compute: ({ meta, values }) => {
-        const view = this.adopt(meta);
+        const view = this.viewOf(meta);
         const current = this.chunk(CURRENT, values[0], view);
-        core.pageNext(view.log, CURRENT, values[0] !== undefined, current.sequences, this.kind.recordName);
+        wasm.pageNext(view.log, CURRENT, values[0] !== undefined, current.sequences, this.kind.recordName);
         const writes = change(view, current.records);
         if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
         return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
@@ -217,12 +217,12 @@ export class ChunkedLog<I, R extends { sequence: number }> {
 
   private appendItems(inputs: I[], options: WriteOptions): Promise<R[]> {
     return this.write(options, `appending to log "${this.name}"`, (view, current) => {
-      const plan = core.appendPlan(view.log, current.length, inputs.length);
+      const plan = wasm.appendPlan(view.log, current.length, inputs.length);
       const records = inputs.map((item, i) => this.kind.make(plan.firstSequence + i, item));
       const all = current.length === 0 ? records : current.concat(records);
       const add = plan.cuts.map(
         (c) =>
-          [core.archiveToken(c.first), all.slice(c.first - view.currentFirst, c.first - view.currentFirst + c.length)] as const,
+          [wasm.archiveToken(c.first), all.slice(c.first - view.currentFirst, c.first - view.currentFirst + c.length)] as const,
       );
       const rest = all.slice(plan.cuts.length === 0 ? 0 : plan.cuts.at(-1)!.first + plan.cuts.at(-1)!.length - view.currentFirst);
       const state: LogState = {
@@ -242,9 +242,9 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   private async read(token: string): Promise<Read<R>> {
     const instance = token === "" ? CURRENT : token; // the core reads "" as `current`; pageNext checks the rest
     const { meta, values } = await this.ctx.store.read(this.name, [instance]);
-    const view = this.adopt(meta);
+    const view = this.viewOf(meta);
     const chunk = this.chunk(instance, values[0], view);
-    const next = core.pageNext(view.log, token, values[0] !== undefined, chunk.sequences, this.kind.recordName);
+    const next = wasm.pageNext(view.log, token, values[0] !== undefined, chunk.sequences, this.kind.recordName);
     return { token: instance, chunk: chunk.records, next, view };
   }
 
@@ -293,7 +293,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   /** The log's state: the next sequence and the newest archived chunk's token. */
   async state(): Promise<LogState> {
     const { meta } = await this.ctx.store.read(this.name, []);
-    return { ...this.adopt(meta).meta.state };
+    return { ...this.viewOf(meta).meta.state };
   }
 
   /**
@@ -303,7 +303,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   async pageOf(sequence: number): Promise<string> {
     const seq = args.number("sequence", sequence);
     const { meta } = await this.ctx.store.read(this.name, []);
-    return core.pageOfSequence(this.adopt(meta).log, seq);
+    return wasm.pageOfSequence(this.viewOf(meta).log, seq);
   }
 
   /** Records retained: from the oldest retained archive to the newest record. Reads the log's metadata only. */
@@ -314,7 +314,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   /** Records retained, in `current` and in archives, and the chunk size in force. Reads the log's metadata only. */
   async stats(): Promise<LogStats> {
     const { meta } = await this.ctx.store.read(this.name, []);
-    const view = this.adopt(meta);
+    const view = this.viewOf(meta);
     return {
       records: view.count,
       currentRecords: view.currentLength,
@@ -341,7 +341,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     if (below !== undefined) {
       if (below <= 1) return;
       const { meta } = await this.ctx.store.read(this.name, []);
-      token = core.pageOfSequence(this.adopt(meta).log, below - 1);
+      token = wasm.pageOfSequence(this.viewOf(meta).log, below - 1);
     }
     while (token !== "") {
       const read = await this.read(token);
@@ -356,11 +356,11 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   /** The retained records above sequence `above` (all, if undefined), oldest first, a chunk per step. */
   private async *oldestFirst(above: number | undefined): AsyncGenerator<R> {
     const { meta } = await this.ctx.store.read(this.name, []);
-    const retainedFrom = this.adopt(meta).meta.retainedFrom;
+    const retainedFrom = this.viewOf(meta).meta.retainedFrom;
     let next = above === undefined ? retainedFrom : Math.max(above + 1, retainedFrom);
-    for (let token = core.pageOfSequence(this.view.log, next); token !== ""; ) {
+    for (let token = wasm.pageOfSequence(this.view.log, next); token !== ""; ) {
       const read = await this.read(token);
-      const fresh = core.pageOfSequence(read.view.log, next);
+      const fresh = wasm.pageOfSequence(read.view.log, next);
       if (fresh !== token) {
         token = fresh; // `current` was archived, or old chunks dropped, since the token was chosen
         continue;
@@ -368,7 +368,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       for (const record of read.chunk) if (record.sequence >= next) yield record;
       if (token === CURRENT) return;
       next = (read.chunk.at(-1)?.sequence ?? next - 1) + 1;
-      token = core.pageOfSequence(read.view.log, next);
+      token = wasm.pageOfSequence(read.view.log, next);
     }
   }
 
@@ -378,7 +378,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    * more segment, with `layoutVersion` + 1. The size in force changes nothing.
    */
   async changeChunkSize(chunkSize: number, options: WriteOptions = {}): Promise<void> {
-    const size = core.resolveChunkSize(args.number("chunkSize", chunkSize));
+    const size = wasm.resolveChunkSize(args.number("chunkSize", chunkSize));
     await maintenance.maintenanceReady(); // before the lock and the transaction, which must not wait on it
     await this.write(writeOptions(options), `changing the chunk size of log "${this.name}"`, (view, current) => {
       const plan = maintenance.chunkSizeChange(view.log, current.length, size);
@@ -386,7 +386,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       const segments: Segment[] = [];
       for (let i = 0; i < plan.segments.length; i += 2)
         segments.push({ fromSequence: plan.segments[i]!, chunkSize: plan.segments[i + 1]! });
-      const cut = plan.cut.length > 0 ? core.archiveToken(plan.cut.first) : undefined;
+      const cut = plan.cut.length > 0 ? wasm.archiveToken(plan.cut.first) : undefined;
       const state = { ...view.meta.state, latestArchivedChunkToken: cut ?? view.meta.state.latestArchivedChunkToken };
       return {
         put: cut ? [[CURRENT, []]] : [],
@@ -412,7 +412,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
         const plan = maintenance.dropPlan(view.log, token, this.kind.recordName);
         if (plan.dropped === 0) return { result: 0 };
         return {
-          deleteRange: [core.archiveToken(plan.previous), core.archiveToken(plan.retainedFrom)] as const,
+          deleteRange: [wasm.archiveToken(plan.previous), wasm.archiveToken(plan.retainedFrom)] as const,
           meta: { ...view.meta, retainedFrom: plan.retainedFrom },
           result: plan.dropped,
         };

@@ -12,7 +12,7 @@ import {
   EXACT_KEYS,
   FIRST_LAYOUT_VERSION,
 } from "../wasm/constants.js";
-import * as core from "../wasm/store-module.js";
+import * as wasm from "../wasm/store-module.js";
 
 /** The layout of a partitioned map, as stored with it and exported. */
 export interface PartitionedLayout {
@@ -62,7 +62,7 @@ export type ChunkedMeta = Extract<MapMeta, { kind: "chunked" }>;
 /** A log's metadata record, checked, with its bookkeeping as the core takes it. */
 export interface LogView {
   meta: ChunkedMeta;
-  log: core.LogBook;
+  log: wasm.LogBook;
   /** First sequence of `current`, records in it, records retained, and archived chunks retained. */
   currentFirst: number;
   currentLength: number;
@@ -91,9 +91,9 @@ function partitioned(where: string, raw: object): PartitionedLayout {
     );
   }
   checkStored(where, () => {
-    core.checkLayoutVersion(version);
-    core.resolvePartitionCount(count);
-    if (keyRule !== "") core.checkKeyRule(keyRule, keyRule !== EXACT_KEYS && keyRule !== EMAIL_KEYS);
+    wasm.checkLayoutVersion(version);
+    wasm.resolvePartitionCount(count);
+    if (keyRule !== "") wasm.checkKeyRule(keyRule, keyRule !== EXACT_KEYS && keyRule !== EMAIL_KEYS);
   });
   return { kind: "partitioned", layoutVersion: version, partitionCount: count, keyRule };
 }
@@ -137,8 +137,8 @@ function chunked(where: string, raw: object): LogView {
   for (const [i, s] of segs.entries()) book.set([s.fromSequence, s.chunkSize], 2 + i * 2);
   const log = { book, latest };
   const [currentFirst, currentLength, count, archivedChunks] = checkStored(where, () => {
-    core.checkLayoutVersion(version);
-    return core.checkLog(log);
+    wasm.checkLayoutVersion(version);
+    return wasm.checkLog(log);
   }) as unknown as [number, number, number, number];
   const meta: ChunkedMeta = {
     kind: "chunked",
@@ -249,7 +249,7 @@ export function openPartitioned(
 export function openChunked(map: string, raw: unknown, chunkSize: number | undefined): { view: LogView; store: boolean } {
   const stored = readMeta(map, raw);
   if (stored === undefined) {
-    const { book, latest } = core.newLog(chunkSize ?? DEFAULT_CHUNK_SIZE);
+    const { book, latest } = wasm.newLog(chunkSize ?? DEFAULT_CHUNK_SIZE);
     const fresh = {
       kind: "chunked",
       layoutVersion: FIRST_LAYOUT_VERSION,

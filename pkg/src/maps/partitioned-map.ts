@@ -11,7 +11,7 @@ import { AttrmapError, corrupt } from "../store/errors.js";
 import { MAX_BATCH } from "../store/limits.js";
 import { EMAIL_KEYS } from "../wasm/constants.js";
 import * as maintenance from "../wasm/maintenance-module.js";
-import * as core from "../wasm/store-module.js";
+import * as wasm from "../wasm/store-module.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
 
 /** How `store.partitionedMap(name, options)` opens or creates a map. */
@@ -100,9 +100,9 @@ export class PartitionedMap<V> {
     const fn = args.field("options", o, "canonicalizeKey");
     const canonicalizeKey = fn === undefined ? undefined : args.func<(key: string) => string>("options.canonicalizeKey", fn);
     const keyRule = rule === undefined ? undefined : args.text("options.keyRule", rule);
-    if (keyRule !== undefined) core.checkKeyRule(keyRule, canonicalizeKey !== undefined);
+    if (keyRule !== undefined) wasm.checkKeyRule(keyRule, canonicalizeKey !== undefined);
     const wanted = {
-      partitionCount: count === undefined ? undefined : core.resolvePartitionCount(count),
+      partitionCount: count === undefined ? undefined : wasm.resolvePartitionCount(count),
       keyRule,
       custom: canonicalizeKey !== undefined,
     };
@@ -128,7 +128,7 @@ export class PartitionedMap<V> {
     return this.layout.layoutVersion;
   }
 
-  /** Runs `op` with the layout this object knows; if a transaction finds another stored, adopts it and runs `op` again. */
+  /** Runs `op` with the layout this object knows; if a transaction finds another stored, reloads it and runs `op` again. */
   private async withLayout<T>(op: (layout: PartitionedLayout) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -137,12 +137,13 @@ export class PartitionedMap<V> {
         if (!(e instanceof StaleLayout)) throw e;
         if (attempt === LAYOUT_ATTEMPTS)
           throw new AttrmapError("layout_changed", `map "${this.name}" changed its layout ${attempt} times during one call`);
-        this.adopt(e.raw);
+        this.reloadLayout(e.raw);
       }
     }
   }
 
-  private adopt(raw: unknown): void {
+  /** Takes the layout stored now (`raw`, found by a transaction) as this object's. */
+  private reloadLayout(raw: unknown): void {
     this.layout = openPartitioned(this.name, raw, {
       partitionCount: undefined,
       keyRule: this.layout.keyRule,
@@ -174,8 +175,8 @@ export class PartitionedMap<V> {
     } else {
       canonical = args.text(name, key);
     }
-    const placed = core.placeKey(canonical, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
-    return { key: placed.key, partitionName: core.partitionName(placed.index, layout.partitionCount) };
+    const placed = wasm.placeKey(canonical, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
+    return { key: placed.key, partitionName: wasm.partitionName(placed.index, layout.partitionCount) };
   }
 
   private partition(instance: string, stored: unknown): Partition<V> {
@@ -405,7 +406,7 @@ export class PartitionedMap<V> {
    * the commit changes nothing. The whole map is in memory while it runs.
    */
   async resize(partitionCount: number, options: ResizeOptions = {}): Promise<void> {
-    const count = core.resolvePartitionCount(args.number("partitionCount", partitionCount));
+    const count = wasm.resolvePartitionCount(args.number("partitionCount", partitionCount));
     const opts = writeOptions(options);
     const progress = args.field("options", args.options("options", options), "onProgress");
     const onProgress =
@@ -417,7 +418,7 @@ export class PartitionedMap<V> {
     await maintenance.maintenanceReady(); // before the lock and the transaction, which must not wait on it
     const resized = await withLocks(this.ctx.locks, [{ key: lockKey(this.ctx, this.name), mode: "exclusive" }], opts, () =>
       this.ctx.store.rewrite(this.name, `resizing map "${this.name}" to ${count} partitions`, async (tx) => {
-        this.adopt(tx.meta ?? this.layout);
+        this.reloadLayout(tx.meta ?? this.layout);
         const layout = this.layout;
         if (layout.partitionCount === count) return layout;
         const keys: string[] = [];
@@ -432,7 +433,7 @@ export class PartitionedMap<V> {
         const indexes = maintenance.partitionIndexes(keys, count);
         const moved = new Map<string, Partition<V>>();
         indexes.forEach((index, i) => {
-          const name = core.partitionName(index, count);
+          const name = wasm.partitionName(index, count);
           let partition = moved.get(name);
           if (!partition) moved.set(name, (partition = new Map()));
           partition.set(keys[i]!, values[i]!);
@@ -470,7 +471,7 @@ export class PartitionedMap<V> {
           this.current(step.meta, this.layout);
         } catch (e) {
           if (!(e instanceof StaleLayout)) throw e;
-          this.adopt(e.raw);
+          this.reloadLayout(e.raw);
         }
         layout = this.layout;
       } else {
@@ -478,7 +479,7 @@ export class PartitionedMap<V> {
           this.current(step.meta, layout);
         } catch (e) {
           if (!(e instanceof StaleLayout)) throw e;
-          this.adopt(e.raw);
+          this.reloadLayout(e.raw);
           throw new AttrmapError("layout_changed", `map "${this.name}" was resized while its entries were being read`);
         }
       }
@@ -514,8 +515,8 @@ export class PartitionedMap<V> {
       let instance: string | undefined; // the last partition read
       if (after !== undefined) {
         // The cursor is canonical already: placed as stored keys were, without canonicalizeKey.
-        const placed = core.placeKey(after, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
-        instance = core.partitionName(placed.index, layout.partitionCount);
+        const placed = wasm.placeKey(after, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
+        instance = wasm.partitionName(placed.index, layout.partitionCount);
         const { meta, values } = await this.ctx.store.read(this.name, [instance]);
         this.current(meta, layout);
         found.push(...this.ordered(instance, values[0]).filter(([key]) => key > after));

@@ -25,7 +25,7 @@ export const FIRST_LAYOUT_VERSION = 1;
 /** The key rule that keeps keys as they are. */
 export const EXACT_KEYS = "exact";
 
-/** The key rule of SPEC's email canonicalization. */
+/** The key rule of the email canonicalization (docs/partitioned-map.md). */
 export const EMAIL_KEYS = "email";
 
 /** The key rule name stored for a canonicalizer given no name. */

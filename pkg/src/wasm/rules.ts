@@ -6,7 +6,7 @@ import type { Segment } from "../maps/layout.js";
 import { type CustomerProfile, type CustomerProfileInput, profileInput } from "../samples/records.js";
 import * as args from "../store/args.js";
 import { CURRENT, DEFAULT_PARTITION_COUNT } from "./constants.js";
-import * as core from "./store-module.js";
+import * as wasm from "./store-module.js";
 
 /** Where one email lives. */
 export interface EmailPartition {
@@ -32,38 +32,38 @@ export interface PlacedCustomerProfile extends EmailPartition {
 function partitionCountArg(partitionCount: unknown): number {
   return partitionCount === undefined
     ? DEFAULT_PARTITION_COUNT
-    : core.resolvePartitionCount(args.number("partitionCount", partitionCount));
+    : wasm.resolvePartitionCount(args.number("partitionCount", partitionCount));
 }
 
 /** Trims ASCII whitespace (0x20, 0x09-0x0D) and lowercases A-Z; throws `invalid_email`. */
 export function canonicalEmailAddress(emailAddress: string): string {
-  return core.canonicalEmail(args.text("emailAddress", emailAddress));
+  return wasm.canonicalEmail(args.text("emailAddress", emailAddress));
 }
 
 /** 32-bit FNV-1a of `bytes` (a `Uint8Array`, of any length), as an unsigned integer. */
 export function fnv1a32(bytes: Uint8Array): number {
-  return core.hashBytes(args.bytes("bytes", bytes));
+  return wasm.hashBytes(args.bytes("bytes", bytes));
 }
 
 /** The canonical email, its hash and the partition it lives in (default 1000 partitions). */
 export function emailPartition(emailAddress: string, partitionCount?: number): EmailPartition {
   const email = args.text("emailAddress", emailAddress);
   const count = partitionCountArg(partitionCount);
-  const { key, hash, index } = core.placeKey(email, true, count);
-  return { canonicalEmail: key, hash, partitionIndex: index, partitionName: core.partitionName(index, count) };
+  const { key, hash, index } = wasm.placeKey(email, true, count);
+  return { canonicalEmail: key, hash, partitionIndex: index, partitionName: wasm.partitionName(index, count) };
 }
 
 /** The partition of a key that is already canonical (FNV-1a of its UTF-8 bytes, mod N). */
 export function keyPartition(canonicalKey: string, partitionCount?: number): KeyPartition {
   const key = args.text("canonicalKey", canonicalKey);
   const count = partitionCountArg(partitionCount);
-  const { hash, index } = core.placeKey(key, false, count);
-  return { hash, partitionIndex: index, partitionName: core.partitionName(index, count) };
+  const { hash, index } = wasm.placeKey(key, false, count);
+  return { hash, partitionIndex: index, partitionName: wasm.partitionName(index, count) };
 }
 
 /** The instance name of partition `index`: `partition-` + index padded to the largest index. */
 export function partitionName(index: number, partitionCount?: number): string {
-  return core.partitionName(args.number("index", index), partitionCountArg(partitionCount));
+  return wasm.partitionName(args.number("index", index), partitionCountArg(partitionCount));
 }
 
 /** Checks a customer profile, canonicalizes its email and names its partition. */
@@ -80,12 +80,12 @@ export function placeCustomerProfile(profile: CustomerProfileInput, partitionCou
  */
 export function validatePageToken(token: string, layout?: number | readonly Segment[]): string {
   const t = args.text("token", token);
-  return core.isCurrentToken(t, segmentsArg(layout)) ? CURRENT : t;
+  return wasm.isCurrentToken(t, segmentsArg(layout)) ? CURRENT : t;
 }
 
 /** A caller's chunk size or segment list as the core takes it: `[from, size, ...]`. */
 function segmentsArg(layout: unknown): Float64Array {
-  if (layout === undefined || typeof layout === "number") return Float64Array.of(1, core.resolveChunkSize(layout));
+  if (layout === undefined || typeof layout === "number") return Float64Array.of(1, wasm.resolveChunkSize(layout));
   const list = args.list<unknown>("segments", layout, 1_000_000);
   const flat = new Float64Array(list.length * 2);
   list.forEach((segment, i) => {
@@ -98,11 +98,11 @@ function segmentsArg(layout: unknown): Float64Array {
 
 /** The 20-digit token an archived chunk is stored under. Pass a bigint above 2^53 - 1. */
 export function archiveChunkToken(firstSequence: number | bigint): string {
-  if (typeof firstSequence === "number") return core.archiveToken(firstSequence);
+  if (typeof firstSequence === "number") return wasm.archiveToken(firstSequence);
   if (typeof firstSequence !== "bigint")
     throw args.invalid(`firstSequence must be a number or a bigint, got ${args.describeType(firstSequence)}`);
   // Only a bigint of a reasonable size is written out in decimal (one can have a billion digits).
   if (BigInt.asIntN(512, firstSequence) !== firstSequence)
     throw args.invalid("firstSequence is a bigint far outside the range of tokens");
-  return core.archiveTokenOfDecimal(firstSequence.toString());
+  return wasm.archiveTokenOfDecimal(firstSequence.toString());
 }

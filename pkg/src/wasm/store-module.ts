@@ -39,7 +39,7 @@ export function placeKey(key: string, email: boolean, partitionCount: number): {
 }
 
 /**
- * The canonical form the core described (see placeKey in bindings.rs): the part of the key it
+ * The canonical form the core described (see placeKey in src/bindings/store.rs): the part of the key it
  * keeps, lowercased when it says so. Only an email changes, and the core admits only ASCII
  * ones, where toLowerCase changes exactly A-Z, as the rule does.
  */
