@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { Entry, Report } from "../../pkg/conformance/report.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const repo = here("../../");
@@ -25,35 +26,6 @@ const misbehaving = (mode: string, testee = python) => [
   "--",
   ...testee,
 ];
-
-interface Entry {
-  where: string;
-  file: string;
-  group: string;
-  index: number;
-  case: string;
-  class: string;
-  op: string;
-  expected: string;
-  got?: string;
-  mark?: { sdk: string; class: string };
-}
-interface Counts {
-  passed: number;
-  failed: number;
-  known: number;
-  skipped: number;
-}
-interface Report {
-  ok: boolean;
-  sdk: string | null;
-  totals: Counts;
-  classes: Record<string, Counts>;
-  failures: Entry[];
-  known: Entry[];
-  fixed: Entry[];
-  unsupported: Record<string, number>;
-}
 
 const reports = mkdtempSync(join(tmpdir(), "attrmap-conformance-"));
 let runs = 0;
