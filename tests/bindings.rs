@@ -2,7 +2,7 @@
 //! bindings accept, what they return, and that every error is an `Error` named by its code.
 #![cfg(target_arch = "wasm32")]
 
-use attrmap::bindings;
+use attrmap::bindings::{self, PlacedSink};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -15,28 +15,47 @@ fn failure<T: std::fmt::Debug>(r: Result<T, attrmap::Error>) -> (String, String)
 
 const HUNDRED: [f64; 2] = [1.0, 100.0];
 
+/// A sink for `place_key` that keeps what it is told, and what it kept: `[hash, index, changed, start, end, lowercase]`.
+fn sink() -> (PlacedSink, impl Fn(&PlacedSink) -> Vec<f64>) {
+    let make = js_sys::Function::new_no_args("return { placed(...told) { this.told = told.map(Number); } }");
+    let sink: PlacedSink = make.call0(&JsValue::NULL).unwrap().unchecked_into();
+    let told = |sink: &PlacedSink| {
+        let told = js_sys::Reflect::get(sink, &"told".into()).unwrap();
+        js_sys::Array::from(&told).iter().map(|n| n.as_f64().unwrap()).collect()
+    };
+    (sink, told)
+}
+
+/// What `place_key` tells of `key` under 1000 partitions.
+fn placed(key: &str, email: bool) -> Vec<f64> {
+    let (sink, told) = sink();
+    bindings::place_key(key, email, 1000.0, &sink).unwrap();
+    told(&sink)
+}
+
 #[wasm_bindgen_test]
-fn placing_a_key_gives_its_canonical_form_when_changed_then_its_hash_and_index() {
-    let placed = || (bindings::placed_hash(), bindings::placed_index());
+fn placing_a_key_tells_its_hash_and_index_then_how_it_becomes_canonical() {
     // " Alice@Example.COM ": keep 1..18, lowercased.
-    assert_eq!(bindings::place_key(" Alice@Example.COM ", true, 1000.0).unwrap(), 1.0 + 18.0 * 2f64.powi(24) + 2f64.powi(48));
-    assert_eq!(placed(), (2493822278, 278));
-    assert_eq!(bindings::place_key("alice@example.com", true, 1000.0).unwrap(), -1.0);
-    assert_eq!(placed(), (2493822278, 278));
-    assert_eq!(bindings::place_key("\talice@example.com", true, 1000.0).unwrap(), 1.0 + 18.0 * 2f64.powi(24));
-    assert_eq!(bindings::place_key(" Alice@Example.COM ", false, 1000.0).unwrap(), -1.0);
-    assert_eq!(placed(), (3662800844, 844)); // FNV-1a of the bytes as they are, computed in Python
+    assert_eq!(placed(" Alice@Example.COM ", true), [2493822278.0, 278.0, 1.0, 1.0, 18.0, 1.0]);
+    assert_eq!(placed("alice@example.com", true), [2493822278.0, 278.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(placed("\talice@example.com", true), [2493822278.0, 278.0, 1.0, 1.0, 18.0, 0.0]);
+    // FNV-1a of the bytes as they are, computed in Python.
+    assert_eq!(placed(" Alice@Example.COM ", false), [3662800844.0, 844.0, 0.0, 0.0, 0.0, 0.0]);
     assert_eq!(bindings::partition_name(278.0, 1000.0).unwrap(), "partition-278");
+    // A key that cannot be placed tells the sink nothing.
+    let (untold, _) = sink();
+    assert_eq!(failure(bindings::place_key("\u{a0}", true, 1000.0, &untold)).0, "invalid_email");
+    assert!(js_sys::Reflect::get(&untold, &"told".into()).unwrap().is_undefined());
 }
 
 #[wasm_bindgen_test]
 fn errors_are_errors_with_codes_and_spec_messages() {
     assert_eq!(
-        failure(bindings::place_key("\u{a0}", true, 1000.0)),
+        failure(bindings::place_key("\u{a0}", true, 1000.0, &sink().0)),
         ("invalid_email".into(), "emailAddress must contain only ASCII characters".into())
     );
     assert_eq!(
-        failure(bindings::place_key(" \u{0b} ", true, 1000.0)),
+        failure(bindings::place_key(" \u{0b} ", true, 1000.0, &sink().0)),
         ("invalid_email".into(), "emailAddress is required".into())
     );
     assert_eq!(
@@ -48,7 +67,7 @@ fn errors_are_errors_with_codes_and_spec_messages() {
 #[wasm_bindgen_test]
 fn numeric_arguments_are_checked_not_coerced() {
     for bad in [0.0, -1.0, 1000.5, f64::NAN, f64::INFINITY, 4294967296.0] {
-        assert_eq!(failure(bindings::place_key("a@b", true, bad)).0, "invalid_argument", "{bad}");
+        assert_eq!(failure(bindings::place_key("a@b", true, bad, &sink().0)).0, "invalid_argument", "{bad}");
         assert_eq!(failure(bindings::resolve_partition_count(Some(bad))).0, "invalid_argument", "{bad}");
         assert_eq!(failure(bindings::resolve_chunk_size(Some(bad))).0, "invalid_argument", "{bad}");
     }

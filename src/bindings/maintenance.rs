@@ -4,33 +4,38 @@
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
-use super::log;
+use super::{log, ChunkSizeChangeSlot, DropPlanSlot};
 use crate::error::Result;
 use crate::layout::{whole_number, ChunkSize, PartitionCount, MAX_SEQUENCE};
 use crate::partition;
 
-/// `changeChunkSize`: `[changed, cutFirst, cutLength, from, size, ...]` where `changed` is 0
-/// when `size` is already in force, a cut of length 0 means `current` was empty, and the
-/// rest are the new segments.
+/// `changeChunkSize`: what `ChunkSizeChangeSlot` names, then the new segments as pairs.
 #[wasm_bindgen(js_name = chunkSizeChange)]
 pub fn chunk_size_change(book: &[f64], latest: &str, current_len: f64, size: f64) -> Result<Vec<f64>> {
     let log = log(book, latest)?;
     let size = ChunkSize::from_number(size)?;
     let current_len = whole_number("current length", current_len, 0, MAX_SEQUENCE)?;
     let (changed, cut) = log.change_chunk_size(current_len, size)?;
-    let mut out = vec![if changed == log { 0.0 } else { 1.0 }];
-    out.extend(cut.map_or([0.0, 0.0], |c| [c.first as f64, c.len as f64]));
+    let mut out = vec![0.0; ChunkSizeChangeSlot::LENGTH];
+    out[ChunkSizeChangeSlot::Changed as usize] = if changed == log { 0.0 } else { 1.0 };
+    if let Some(cut) = cut {
+        out[ChunkSizeChangeSlot::CutFirst as usize] = cut.first as f64;
+        out[ChunkSizeChangeSlot::CutLength as usize] = cut.len as f64;
+    }
     out.extend(changed.segments.to_numbers());
     Ok(out)
 }
 
-/// Retention: `[retainedFrom, droppedChunks, previousRetainedFrom]` for dropping the archives
-/// older than `page_token`.
+/// Retention: what `DropPlanSlot` names, for dropping the archives older than `page_token`.
 #[wasm_bindgen(js_name = dropPlan)]
 pub fn drop_plan(book: &[f64], latest: &str, page_token: &str, record_name: &str) -> Result<Vec<f64>> {
     let log = log(book, latest)?;
     let (after, dropped) = log.drop_archives_before(page_token, record_name)?;
-    Ok(vec![after.retained_from as f64, dropped as f64, log.retained_from as f64])
+    let mut out = vec![0.0; DropPlanSlot::LENGTH];
+    out[DropPlanSlot::RetainedFrom as usize] = after.retained_from as f64;
+    out[DropPlanSlot::Dropped as usize] = dropped as f64;
+    out[DropPlanSlot::PreviousRetainedFrom as usize] = log.retained_from as f64;
+    Ok(out)
 }
 
 /// The partition index of each key under `count`, for a resize: `bytes` are the keys' UTF-8

@@ -53,14 +53,95 @@ impl From<Error> for JsValue {
     }
 }
 
-/// A log's bookkeeping as it crosses: `book` = [nextSequence, retainedFrom, from, size, from,
-/// size, ...] plus its latest archived chunk token. It is checked on every call, and any
-/// inconsistency is `corrupt_data` (the caller read it from storage).
+/// Names the numbers of an array that crosses the boundary, in order: an enum whose variants
+/// index the array, with their names, which tests/pkg_constants.rs writes into constants.ts
+/// (`LogBookSlot::NextSequence` is `LOG_BOOK_NEXT_SEQUENCE`, the count `LOG_BOOK_LENGTH`), so
+/// that the TypeScript layer reads and writes each number by the same name.
+macro_rules! slots {
+    ($(#[doc = $doc:literal])* $name:ident { $($(#[doc = $slot_doc:literal])* $slot:ident),+ $(,)? }) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[doc = $slot_doc])* $slot),+
+        }
+        impl $name {
+            /// The slots' names, in order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($slot)),+];
+            /// How many numbers the slots take (more may follow, as the doc says).
+            pub const LENGTH: usize = Self::NAMES.len();
+        }
+    };
+}
+
+slots! {
+    /// A log's bookkeeping as it crosses (with its latest archived chunk token, a string):
+    /// these two numbers, then its segments as `[fromSequence, chunkSize]` pairs, oldest first.
+    LogBookSlot {
+        NextSequence,
+        RetainedFrom,
+    }
+}
+
+slots! {
+    /// What `checkLog` returns about a log whose bookkeeping it checked.
+    LogCheckSlot {
+        /// The sequence of the first record in `current`.
+        CurrentFirst,
+        /// The records in `current`.
+        CurrentLength,
+        /// The records retained, archived and current.
+        Retained,
+        /// The archived chunks retained.
+        ArchivedChunks,
+    }
+}
+
+slots! {
+    /// What `appendPlan` returns: the new records get `FirstSequence..NextSequence`;
+    /// `ArchiveCount` chunks of `ChunkLength` records from sequence `ArchiveFrom` on are cut from
+    /// `current` followed by the new records, and archived.
+    AppendPlanSlot {
+        FirstSequence,
+        NextSequence,
+        ArchiveFrom,
+        ChunkLength,
+        ArchiveCount,
+    }
+}
+
+slots! {
+    /// What `chunkSizeChange` returns: these numbers, then the new segments as pairs.
+    ChunkSizeChangeSlot {
+        /// 0 when the size asked for is already in force (nothing to write).
+        Changed,
+        /// The chunk archived from `current` (`CutLength` 0: `current` was empty).
+        CutFirst,
+        CutLength,
+    }
+}
+
+slots! {
+    /// What `dropPlan` returns for retention.
+    DropPlanSlot {
+        /// The first sequence retained after the drop.
+        RetainedFrom,
+        /// The archived chunks dropped.
+        Dropped,
+        /// The first sequence retained before it.
+        PreviousRetainedFrom,
+    }
+}
+
+/// A log's bookkeeping as it crosses: `book` (see `LogBookSlot`) plus its latest archived chunk
+/// token. It is checked on every call, and any inconsistency is `corrupt_data` (the caller read
+/// it from storage).
 #[cfg(any(feature = "store", feature = "maintenance"))]
 fn log(book: &[f64], latest: &str) -> crate::error::Result<crate::chunk::Log> {
     use crate::layout::{whole_number, Segments, MAX_SEQUENCE};
     use crate::prelude::*;
 
+    // The pattern reads LogBookSlot's numbers in their order, then the segments.
+    const _: () = assert!(LogBookSlot::NextSequence as usize == 0 && LogBookSlot::LENGTH == 2);
     let [next, retained, flat @ ..] = book else {
         return Err(Error::corrupt("the log's bookkeeping is incomplete"));
     };

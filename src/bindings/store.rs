@@ -2,11 +2,10 @@
 
 use crate::prelude::*;
 use crate::text::text;
-use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use wasm_bindgen::prelude::*;
 
-use super::log;
+use super::{log, AppendPlanSlot, LogBookSlot, LogCheckSlot};
 use crate::chunk::Log;
 use crate::error::{Error, Result};
 use crate::layout::{whole_number, ChunkSize, KeyRule, PartitionCount, Segments, FIRST_LAYOUT_VERSION, MAX_SEQUENCE};
@@ -20,40 +19,36 @@ pub fn fnv1a32_continue(hash: u32, bytes: &[u8]) -> u32 {
     fnv::fnv1a32_continue(hash, bytes)
 }
 
-/// The hash (high half) and partition index (low half) of the key `placeKey` placed last. The
-/// module is single-threaded: an atomic is only the safe way to have a mutable static.
-static PLACED: AtomicU64 = AtomicU64::new(0);
+#[wasm_bindgen(typescript_custom_section)]
+const PLACED_SINK: &str = r#"
+/** Where placeKey tells where a key lives (see placeKey). */
+export interface PlacedSink {
+  placed(hash: number, index: number, changed: boolean, start: number, end: number, lowercase: boolean): void;
+}"#;
 
-/// Places `key` under the email rule (`email`) or as it is, and keeps its hash and partition
-/// index for `placedHash()` and `placedIndex()`: a result object or a returned string costs
-/// more than the placing. Returns -1 when the key is canonical already, else how it becomes
-/// canonical: `start + end * 2^24 + (lowercase ? 2^48 : 0)`, the part of the key that stays
-/// and whether its A-Z are lowercased (only an email changes, and an email is ASCII, at most
-/// 2^22 characters: its byte offsets are its UTF-16 offsets, and fit 24 bits).
+#[wasm_bindgen]
+extern "C" {
+    /// The caller's object that `placeKey` tells its answer to.
+    #[wasm_bindgen(typescript_type = "PlacedSink")]
+    pub type PlacedSink;
+    /// The key's FNV-1a hash and partition index, then whether its canonical form differs from
+    /// it: it is then `key[start..end]`, lowercased when `lowercase` (only an email changes, and
+    /// an email is ASCII, so these UTF-8 offsets are its UTF-16 offsets too).
+    #[wasm_bindgen(method)]
+    fn placed(this: &PlacedSink, hash: u32, index: u32, changed: bool, start: u32, end: u32, lowercase: bool);
+}
+
+/// Places `key` under the email rule (`email`) or as it is, and tells `sink` where it lives:
+/// numbers, never a string, since decoding a returned string (or a result object) costs more
+/// than the placing, and the caller keeps the canonical form of a key that is canonical already.
 #[wasm_bindgen(js_name = placeKey)]
-pub fn place_key(key: &str, email: bool, #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<f64> {
+pub fn place_key(key: &str, email: bool, #[wasm_bindgen(js_name = partitionCount)] count: f64, sink: &PlacedSink) -> Result<()> {
     let rule = if email { KeyRule::Email } else { KeyRule::Exact };
     let placed = partition::place_key(key, &rule, PartitionCount::from_number(count)?)?;
-    PLACED.store(u64::from(placed.hash) << 32 | u64::from(placed.index), Relaxed);
-    Ok(match placed.edit {
-        Some(edit) if !edit.is_identity(key) => {
-            const SHIFT: f64 = (1 << 24) as f64;
-            edit.start as f64 + edit.end as f64 * SHIFT + if edit.lowercase { SHIFT * SHIFT } else { 0.0 }
-        }
-        _ => -1.0,
-    })
-}
-
-/// The FNV-1a hash of the canonical form of the key `placeKey` placed last.
-#[wasm_bindgen(js_name = placedHash)]
-pub fn placed_hash() -> u32 {
-    (PLACED.load(Relaxed) >> 32) as u32
-}
-
-/// The partition index of the key `placeKey` placed last.
-#[wasm_bindgen(js_name = placedIndex)]
-pub fn placed_index() -> u32 {
-    PLACED.load(Relaxed) as u32
+    let edit = placed.edit.filter(|edit| !edit.is_identity(key));
+    let (start, end, lowercase) = edit.map_or((0, 0, false), |e| (e.start as u32, e.end as u32, e.lowercase));
+    sink.placed(placed.hash, placed.index, edit.is_some(), start, end, lowercase);
+    Ok(())
 }
 
 /// The partition count to use: the default for `undefined`, else the caller's, checked.
@@ -123,35 +118,43 @@ pub fn archive_chunk_token_of_decimal(digits: &str) -> Result<String> {
 //
 // A log's bookkeeping crosses as `book` and `latest` (see `log` in bindings/mod.rs).
 
-/// The bookkeeping of a new, empty log with chunks of `size`: `[nextSequence, retainedFrom,
-/// 1, size]` (and no latest archive).
+/// The bookkeeping of a new, empty log with chunks of `size` (see `LogBookSlot`; no latest archive).
 #[wasm_bindgen(js_name = newLog)]
 pub fn new_log(size: f64) -> Result<Vec<f64>> {
     let log = Log::new(Segments::single(ChunkSize::from_number(size)?));
-    let mut book = vec![log.state.next_sequence as f64, log.retained_from as f64];
+    let mut book = vec![0.0; LogBookSlot::LENGTH];
+    book[LogBookSlot::NextSequence as usize] = log.state.next_sequence as f64;
+    book[LogBookSlot::RetainedFrom as usize] = log.retained_from as f64;
     book.extend(log.segments.to_numbers());
     Ok(book)
 }
 
-/// Checks a log's bookkeeping; returns `[currentFirst, currentLength, retainedCount, archivedChunks]`.
+/// Checks a log's bookkeeping; returns what `LogCheckSlot` names.
 #[wasm_bindgen(js_name = checkLog)]
 pub fn check_log(book: &[f64], latest: &str) -> Result<Vec<f64>> {
     let log = log(book, latest)?;
-    Ok([log.current_first(), log.current_len(), log.count(), log.archived_chunks()].map(|n| n as f64).to_vec())
+    let mut out = [0.0; LogCheckSlot::LENGTH];
+    out[LogCheckSlot::CurrentFirst as usize] = log.current_first() as f64;
+    out[LogCheckSlot::CurrentLength as usize] = log.current_len() as f64;
+    out[LogCheckSlot::Retained as usize] = log.count() as f64;
+    out[LogCheckSlot::ArchivedChunks as usize] = log.archived_chunks() as f64;
+    Ok(out.to_vec())
 }
 
-/// The writes of appending `count` records to a `current` of `current_len`:
-/// `[firstSequence, nextSequence, archiveFrom, chunkLength, archiveCount]`: `archiveCount`
-/// chunks of `chunkLength` records from sequence `archiveFrom` on are cut from `current`
-/// followed by the new records, and archived.
+/// The writes of appending `count` records to a `current` of `current_len` (see `AppendPlanSlot`).
 #[wasm_bindgen(js_name = appendPlan)]
 pub fn append_plan(book: &[f64], latest: &str, current_len: f64, count: f64) -> Result<Vec<f64>> {
     let log = log(book, latest)?;
     let current_len = whole_number("current length", current_len, 0, MAX_SEQUENCE)?;
     let count = whole_number("record count", count, 0, MAX_SEQUENCE)?;
     let plan = log.plan_append(current_len, count)?;
-    let numbers = [plan.first_sequence, plan.state.next_sequence, plan.archive_from, plan.chunk_len, plan.archive_count];
-    Ok(numbers.map(|n| n as f64).to_vec())
+    let mut out = [0.0; AppendPlanSlot::LENGTH];
+    out[AppendPlanSlot::FirstSequence as usize] = plan.first_sequence as f64;
+    out[AppendPlanSlot::NextSequence as usize] = plan.state.next_sequence as f64;
+    out[AppendPlanSlot::ArchiveFrom as usize] = plan.archive_from as f64;
+    out[AppendPlanSlot::ChunkLength as usize] = plan.chunk_len as f64;
+    out[AppendPlanSlot::ArchiveCount as usize] = plan.archive_count as f64;
+    Ok(out.to_vec())
 }
 
 /// Checks the chunk read for `page_token` (`present`: it was stored; `sequences`: its

@@ -13,6 +13,7 @@ import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
 import { AttrmapError } from "../store/errors.js";
 import { CURRENT } from "../wasm/constants.js";
+import { keyBytes, segmentNumbers } from "../wasm/encodings.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { dropPrefix, mapNames, moveMaps, stage } from "./staging.js";
 
@@ -92,20 +93,6 @@ const str = (v: unknown, fallback = "\u0000"): string => (typeof v === "string" 
 interface Plan {
   map: string;
   meta: Record<string, unknown>;
-}
-
-const encoder = new TextEncoder();
-
-/** The keys of a partition line as UTF-8 bytes one after another, and where each ends. */
-function keyBytes(keys: string[]): { bytes: Uint8Array; ends: Uint32Array } {
-  const bytes = new Uint8Array(keys.reduce((n, k) => n + k.length * 3, 0));
-  const ends = new Uint32Array(keys.length);
-  let at = 0;
-  keys.forEach((k, i) => {
-    at += encoder.encodeInto(k, bytes.subarray(at)).written;
-    ends[i] = at;
-  });
-  return { bytes: bytes.subarray(0, at), ends };
 }
 
 /** @internal Imports an export into `ctx`'s database; see ImportOptions. */
@@ -194,8 +181,8 @@ async function run(
           });
         } else if (layout.kind === "chunked") {
           const list = Array.isArray(layout.segments) ? (layout.segments as unknown[]) : [];
-          const flat = Float64Array.from(
-            list.flatMap((s) => (isObject(s) ? [num(s.fromSequence), num(s.chunkSize)] : [Number.NaN, Number.NaN])),
+          const flat = segmentNumbers(list, (s) =>
+            isObject(s) ? [num(s.fromSequence), num(s.chunkSize)] : [Number.NaN, Number.NaN],
           );
           verifier.chunkedLayout(map, num(layout.layoutVersion), flat);
           const segments = list.map((s) => ({

@@ -383,15 +383,12 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     await this.write(writeOptions(options), `changing the chunk size of log "${this.name}"`, (view, current) => {
       const plan = maintenance.chunkSizeChange(view.log, current.length, size);
       if (!plan.changed) return { result: undefined };
-      const segments: Segment[] = [];
-      for (let i = 0; i < plan.segments.length; i += 2)
-        segments.push({ fromSequence: plan.segments[i]!, chunkSize: plan.segments[i + 1]! });
       const cut = plan.cut.length > 0 ? wasm.archiveToken(plan.cut.first) : undefined;
       const state = { ...view.meta.state, latestArchivedChunkToken: cut ?? view.meta.state.latestArchivedChunkToken };
       return {
         put: cut ? [[CURRENT, []]] : [],
         add: cut ? [[cut, current]] : [],
-        meta: { ...view.meta, layoutVersion: view.meta.layoutVersion + 1, segments, state },
+        meta: { ...view.meta, layoutVersion: view.meta.layoutVersion + 1, segments: plan.segments, state },
         result: undefined,
       };
     });

@@ -11,7 +11,12 @@ import {
   EMAIL_KEYS,
   EXACT_KEYS,
   FIRST_LAYOUT_VERSION,
+  LOG_CHECK_ARCHIVED_CHUNKS,
+  LOG_CHECK_CURRENT_FIRST,
+  LOG_CHECK_CURRENT_LENGTH,
+  LOG_CHECK_RETAINED,
 } from "../wasm/constants.js";
+import { bookParts, type LogBook, logBook, type Segment } from "../wasm/encodings.js";
 import * as wasm from "../wasm/store-module.js";
 
 /** The layout of a partitioned map, as stored with it and exported. */
@@ -24,11 +29,8 @@ export interface PartitionedLayout {
   keyRule: string;
 }
 
-/** From `fromSequence` on, chunks hold `chunkSize` records. */
-export interface Segment {
-  fromSequence: number;
-  chunkSize: number;
-}
+/** From `fromSequence` on, chunks hold `chunkSize` records (the type is the wasm encodings'). */
+export type { Segment };
 
 /** The layout of a chunked log, as stored with it and exported. */
 export interface ChunkedLayout {
@@ -62,7 +64,7 @@ export type ChunkedMeta = Extract<MapMeta, { kind: "chunked" }>;
 /** A log's metadata record, checked, with its bookkeeping as the core takes it. */
 export interface LogView {
   meta: ChunkedMeta;
-  log: wasm.LogBook;
+  log: LogBook;
   /** First sequence of `current`, records in it, records retained, and archived chunks retained. */
   currentFirst: number;
   currentLength: number;
@@ -131,15 +133,11 @@ function chunked(where: string, raw: object): LogView {
     fromSequence: field(s, "fromSequence") as number,
     chunkSize: field(s, "chunkSize") as number,
   }));
-  const book = new Float64Array(2 + segs.length * 2);
-  book[0] = next;
-  book[1] = retainedFrom;
-  for (const [i, s] of segs.entries()) book.set([s.fromSequence, s.chunkSize], 2 + i * 2);
-  const log = { book, latest };
-  const [currentFirst, currentLength, count, archivedChunks] = checkStored(where, () => {
+  const log = logBook(next, retainedFrom, segs, latest);
+  const check = checkStored(where, () => {
     wasm.checkLayoutVersion(version);
     return wasm.checkLog(log);
-  }) as unknown as [number, number, number, number];
+  });
   const meta: ChunkedMeta = {
     kind: "chunked",
     layoutVersion: version,
@@ -147,7 +145,14 @@ function chunked(where: string, raw: object): LogView {
     state: { nextSequence: next, latestArchivedChunkToken: latest },
     retainedFrom,
   };
-  return { meta, log, currentFirst, currentLength, count, archivedChunks };
+  return {
+    meta,
+    log,
+    currentFirst: check[LOG_CHECK_CURRENT_FIRST]!,
+    currentLength: check[LOG_CHECK_CURRENT_LENGTH]!,
+    count: check[LOG_CHECK_RETAINED]!,
+    archivedChunks: check[LOG_CHECK_ARCHIVED_CHUNKS]!,
+  };
 }
 
 /**
@@ -250,12 +255,13 @@ export function openChunked(map: string, raw: unknown, chunkSize: number | undef
   const stored = readMeta(map, raw);
   if (stored === undefined) {
     const { book, latest } = wasm.newLog(chunkSize ?? DEFAULT_CHUNK_SIZE);
+    const { nextSequence, retainedFrom, segments } = bookParts(book);
     const fresh = {
       kind: "chunked",
       layoutVersion: FIRST_LAYOUT_VERSION,
-      segments: [{ fromSequence: book[2], chunkSize: book[3] }],
-      state: { nextSequence: book[0], latestArchivedChunkToken: latest },
-      retainedFrom: book[1],
+      segments,
+      state: { nextSequence, latestArchivedChunkToken: latest },
+      retainedFrom,
     };
     return { view: readMeta(map, fresh) as LogView, store: true };
   }

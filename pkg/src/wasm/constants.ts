@@ -33,3 +33,57 @@ export const CUSTOM_KEYS = "custom";
 
 /** FNV-1a's offset basis: the hash of no bytes. */
 export const FNV_OFFSET_BASIS = 0x811c9dc5;
+
+// LogBookSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+/** LogBookSlot::NextSequence */
+export const LOG_BOOK_NEXT_SEQUENCE = 0;
+/** LogBookSlot::RetainedFrom */
+export const LOG_BOOK_RETAINED_FROM = 1;
+/** The numbers of LogBookSlot. */
+export const LOG_BOOK_LENGTH = 2;
+
+// LogCheckSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+/** LogCheckSlot::CurrentFirst */
+export const LOG_CHECK_CURRENT_FIRST = 0;
+/** LogCheckSlot::CurrentLength */
+export const LOG_CHECK_CURRENT_LENGTH = 1;
+/** LogCheckSlot::Retained */
+export const LOG_CHECK_RETAINED = 2;
+/** LogCheckSlot::ArchivedChunks */
+export const LOG_CHECK_ARCHIVED_CHUNKS = 3;
+/** The numbers of LogCheckSlot. */
+export const LOG_CHECK_LENGTH = 4;
+
+// AppendPlanSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+/** AppendPlanSlot::FirstSequence */
+export const APPEND_PLAN_FIRST_SEQUENCE = 0;
+/** AppendPlanSlot::NextSequence */
+export const APPEND_PLAN_NEXT_SEQUENCE = 1;
+/** AppendPlanSlot::ArchiveFrom */
+export const APPEND_PLAN_ARCHIVE_FROM = 2;
+/** AppendPlanSlot::ChunkLength */
+export const APPEND_PLAN_CHUNK_LENGTH = 3;
+/** AppendPlanSlot::ArchiveCount */
+export const APPEND_PLAN_ARCHIVE_COUNT = 4;
+/** The numbers of AppendPlanSlot. */
+export const APPEND_PLAN_LENGTH = 5;
+
+// ChunkSizeChangeSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+/** ChunkSizeChangeSlot::Changed */
+export const CHUNK_SIZE_CHANGE_CHANGED = 0;
+/** ChunkSizeChangeSlot::CutFirst */
+export const CHUNK_SIZE_CHANGE_CUT_FIRST = 1;
+/** ChunkSizeChangeSlot::CutLength */
+export const CHUNK_SIZE_CHANGE_CUT_LENGTH = 2;
+/** The numbers of ChunkSizeChangeSlot. */
+export const CHUNK_SIZE_CHANGE_LENGTH = 3;
+
+// DropPlanSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+/** DropPlanSlot::RetainedFrom */
+export const DROP_PLAN_RETAINED_FROM = 0;
+/** DropPlanSlot::Dropped */
+export const DROP_PLAN_DROPPED = 1;
+/** DropPlanSlot::PreviousRetainedFrom */
+export const DROP_PLAN_PREVIOUS_RETAINED_FROM = 2;
+/** The numbers of DropPlanSlot. */
+export const DROP_PLAN_LENGTH = 3;

@@ -4,8 +4,18 @@
 // into it.
 import * as wasm from "../../wasm/attrmap_maintenance.js";
 import { callCore } from "../store/errors.js";
+import {
+  CHUNK_SIZE_CHANGE_CHANGED,
+  CHUNK_SIZE_CHANGE_CUT_FIRST,
+  CHUNK_SIZE_CHANGE_CUT_LENGTH,
+  CHUNK_SIZE_CHANGE_LENGTH,
+  DROP_PLAN_DROPPED,
+  DROP_PLAN_PREVIOUS_RETAINED_FROM,
+  DROP_PLAN_RETAINED_FROM,
+} from "./constants.js";
+import { keyBytes, keyRoom, type LogBook, type Segment, segmentsOf } from "./encodings.js";
 import { compileBeside, startOnce } from "./module-file.js";
-import { HASH_PIECE, type LogBook } from "./store-module.js";
+import { HASH_PIECE } from "./store-module.js";
 
 /** Starts the module, once: the file beside the package, else its inlined copy (as the verifier's). */
 export const maintenanceReady = startOnce("the maintenance wasm module", async () => {
@@ -13,28 +23,20 @@ export const maintenanceReady = startOnce("the maintenance wasm module", async (
   wasm.initSync({ module: await compileBeside(beside, () => import("../../wasm/attrmap_maintenance_inline.js")) });
 });
 
-const encoder = new TextEncoder();
-
 /**
- * The partition index of each canonical key under `partitionCount`, many keys a crossing:
- * keys are encoded into one buffer of at most a piece's bytes at a time (each key's UTF-8 is
- * what placeKey hashes, lone surrogates included).
+ * The partition index of each canonical key under `partitionCount`, many keys a crossing: at
+ * most a piece's bytes of keys at a time (see keyBytes).
  */
 export function partitionIndexes(keys: readonly string[], partitionCount: number): Uint32Array {
   const out = new Uint32Array(keys.length);
   for (let from = 0; from < keys.length; ) {
+    // At least one key a crossing, and no more keys than a piece's bytes can surely hold.
     let to = from;
-    let room = 0;
-    while (to < keys.length && (to === from || room + keys[to]!.length * 3 <= HASH_PIECE)) room += keys[to++]!.length * 3;
-    const bytes = new Uint8Array(room);
-    const ends = new Uint32Array(to - from);
-    let at = 0;
-    for (let i = from; i < to; i++) {
-      at += encoder.encodeInto(keys[i]!, bytes.subarray(at)).written;
-      ends[i - from] = at;
-    }
+    for (let room = 0; to < keys.length && (to === from || room + keyRoom(keys[to]!) <= HASH_PIECE); to++)
+      room += keyRoom(keys[to]!);
+    const { bytes, ends } = keyBytes(keys.slice(from, to));
     out.set(
-      callCore(() => wasm.partitionIndexes(bytes.subarray(0, at), ends, partitionCount)),
+      callCore(() => wasm.partitionIndexes(bytes, ends, partitionCount)),
       from,
     );
     from = to;
@@ -42,22 +44,36 @@ export function partitionIndexes(keys: readonly string[], partitionCount: number
   return out;
 }
 
-/** `changeChunkSize`: whether anything changes, the chunk to archive (length 0: none), the new segments. */
-export function chunkSizeChange(
-  log: LogBook,
-  currentLength: number,
-  size: number,
-): { changed: boolean; cut: { first: number; length: number }; segments: Float64Array } {
-  const out = callCore(() => wasm.chunkSizeChange(log.book, log.latest, currentLength, size));
-  return { changed: out[0] === 1, cut: { first: out[1]!, length: out[2]! }, segments: out.subarray(3) };
+/** What a chunk-size change writes (ChunkSizeChangeSlot of src/bindings/mod.rs). */
+export interface ChunkSizeChange {
+  /** False when the size asked for is in force: nothing to write. */
+  changed: boolean;
+  /** The chunk archived from `current` (`length` 0: none). */
+  cut: { first: number; length: number };
+  /** The log's segments after the change. */
+  segments: Segment[];
 }
 
-/** Retention: the new first retained sequence, the chunks it drops, and the old first retained sequence. */
+/** `changeChunkSize`'s plan for a log whose `current` holds `currentLength` records. */
+export function chunkSizeChange(log: LogBook, currentLength: number, size: number): ChunkSizeChange {
+  const out = callCore(() => wasm.chunkSizeChange(log.book, log.latest, currentLength, size));
+  return {
+    changed: out[CHUNK_SIZE_CHANGE_CHANGED] === 1,
+    cut: { first: out[CHUNK_SIZE_CHANGE_CUT_FIRST]!, length: out[CHUNK_SIZE_CHANGE_CUT_LENGTH]! },
+    segments: segmentsOf(out, CHUNK_SIZE_CHANGE_LENGTH),
+  };
+}
+
+/** Retention's plan (DropPlanSlot): the new first retained sequence, the chunks dropped, the old first retained sequence. */
 export function dropPlan(
   log: LogBook,
   token: string,
   recordName: string,
 ): { retainedFrom: number; dropped: number; previous: number } {
   const out = callCore(() => wasm.dropPlan(log.book, log.latest, token, recordName));
-  return { retainedFrom: out[0]!, dropped: out[1]!, previous: out[2]! };
+  return {
+    retainedFrom: out[DROP_PLAN_RETAINED_FROM]!,
+    dropped: out[DROP_PLAN_DROPPED]!,
+    previous: out[DROP_PLAN_PREVIOUS_RETAINED_FROM]!,
+  };
 }

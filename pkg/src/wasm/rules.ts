@@ -2,10 +2,10 @@
 // page tokens, exactly as every reference SDK computes them. Each checks its arguments'
 // types, then asks the Rust core.
 
-import type { Segment } from "../maps/layout.js";
 import { type CustomerProfile, type CustomerProfileInput, profileInput } from "../samples/records.js";
 import * as args from "../store/args.js";
 import { CURRENT, DEFAULT_PARTITION_COUNT } from "./constants.js";
+import { type Segment, segmentNumbers } from "./encodings.js";
 import * as wasm from "./store-module.js";
 
 /** Where one email lives. */
@@ -86,14 +86,13 @@ export function validatePageToken(token: string, layout?: number | readonly Segm
 /** A caller's chunk size or segment list as the core takes it: `[from, size, ...]`. */
 function segmentsArg(layout: unknown): Float64Array {
   if (layout === undefined || typeof layout === "number") return Float64Array.of(1, wasm.resolveChunkSize(layout));
-  const list = args.list<unknown>("segments", layout, 1_000_000);
-  const flat = new Float64Array(list.length * 2);
-  list.forEach((segment, i) => {
+  return segmentNumbers(args.list<unknown>("segments", layout, 1_000_000), (segment, i) => {
     const s = args.object(`segments[${i}]`, segment);
-    flat[i * 2] = args.number(`segments[${i}].fromSequence`, args.field(`segments[${i}]`, s, "fromSequence"));
-    flat[i * 2 + 1] = args.number(`segments[${i}].chunkSize`, args.field(`segments[${i}]`, s, "chunkSize"));
+    return [
+      args.number(`segments[${i}].fromSequence`, args.field(`segments[${i}]`, s, "fromSequence")),
+      args.number(`segments[${i}].chunkSize`, args.field(`segments[${i}]`, s, "chunkSize")),
+    ];
   });
-  return flat;
 }
 
 /** The 20-digit token an archived chunk is stored under. Pass a bigint above 2^53 - 1. */

@@ -3,9 +3,19 @@
 // maintenance.ts). Every function here takes primitives its callers have already checked for
 // type and size (see args.ts); the core checks values and throws coded errors, rethrown as
 // AttrmapError.
+import type { PlacedSink } from "../../wasm/attrmap.js";
 import * as wasm from "../../wasm/attrmap.js";
 import { callCore } from "../store/errors.js";
-import { DEFAULT_PARTITION_COUNT, FNV_OFFSET_BASIS } from "./constants.js";
+import {
+  APPEND_PLAN_ARCHIVE_COUNT,
+  APPEND_PLAN_ARCHIVE_FROM,
+  APPEND_PLAN_CHUNK_LENGTH,
+  APPEND_PLAN_FIRST_SEQUENCE,
+  APPEND_PLAN_NEXT_SEQUENCE,
+  DEFAULT_PARTITION_COUNT,
+  FNV_OFFSET_BASIS,
+} from "./constants.js";
+import type { LogBook } from "./encodings.js";
 
 /** The largest piece of a byte array hashed in one crossing. */
 export const HASH_PIECE = 1 << 20;
@@ -29,23 +39,33 @@ export function hashBytes(bytes: Uint8Array): number {
 /** The canonical form of an email, as placeKey makes it (the rule is the core's). */
 export const canonicalEmail = (email: string): string => placeKey(email, true, DEFAULT_PARTITION_COUNT).key;
 
-const SPAN = 2 ** 24;
-
 /** Where a key lives: its canonical form (under the email rule, or as it is), its hash and its partition index. */
-export function placeKey(key: string, email: boolean, partitionCount: number): { key: string; hash: number; index: number } {
-  // One crossing with the key; numbers come back, never a string (decoding one costs more than the placing).
-  const edit = callCore(() => wasm.placeKey(key, email, partitionCount));
-  return { key: edit < 0 ? key : canonicalForm(key, edit), hash: wasm.placedHash(), index: wasm.placedIndex() };
+export interface Placed {
+  key: string;
+  hash: number;
+  index: number;
 }
 
-/**
- * The canonical form the core described (see placeKey in src/bindings/store.rs): the part of the key it
- * keeps, lowercased when it says so. Only an email changes, and the core admits only ASCII
- * ones, where toLowerCase changes exactly A-Z, as the rule does.
- */
-function canonicalForm(key: string, edit: number): string {
-  const kept = key.slice(edit % SPAN, Math.floor(edit / SPAN) % SPAN);
-  return edit >= SPAN * SPAN ? kept.toLowerCase() : kept;
+/** The key placeKey is placing, and what its sink made of what the core told. */
+let placing = "";
+let placed: Placed | undefined;
+
+/** Where the core tells where `placing` lives: one object for every call, so that a call allocates no other. */
+const sink: PlacedSink = {
+  placed(hash, index, changed, start, end, lowercase) {
+    // Only an email changes, and the core admits only ASCII ones, where toLowerCase changes
+    // exactly A-Z, as the rule does.
+    const kept = changed ? placing.slice(start, end) : placing;
+    placed = { key: lowercase ? kept.toLowerCase() : kept, hash, index };
+  },
+};
+
+/** Where a key lives (see placeKey in src/bindings/store.rs). */
+export function placeKey(key: string, email: boolean, partitionCount: number): Placed {
+  placing = key;
+  // One crossing with the key; numbers come back, never a string (decoding one costs more than the placing).
+  callCore(() => wasm.placeKey(key, email, partitionCount, sink));
+  return placed!;
 }
 
 // Partition names by count and index, made by the core once each: lookups name the same
@@ -71,19 +91,10 @@ export const archiveToken = (firstSequence: number): string => callCore(() => wa
 /** The 20-digit token of the archive starting at a sequence written in decimal digits (a bigint's). */
 export const archiveTokenOfDecimal = (digits: string): string => callCore(() => wasm.archiveChunkTokenOfDecimal(digits));
 
-/**
- * A log's bookkeeping as the core takes it: `book` is [nextSequence, retainedFrom, from,
- * size, from, size, ...] and `latest` the latest archived chunk token.
- */
-export interface LogBook {
-  book: Float64Array;
-  latest: string;
-}
-
 /** The bookkeeping of a new, empty log with chunks of `size`: no archive yet. */
 export const newLog = (size: number): LogBook => ({ book: callCore(() => wasm.newLog(size)), latest: "" });
 
-/** `[currentFirst, currentLength, retainedCount, archivedChunks]`; throws `corrupt_data` for bookkeeping that breaks a rule. */
+/** Checks a log's bookkeeping: LogCheckSlot's numbers (constants.ts); `corrupt_data` for bookkeeping that breaks a rule. */
 export const checkLog = (log: LogBook): Float64Array => callCore(() => wasm.checkLog(log.book, log.latest));
 
 /** The writes of an append: first and next sequence, and the chunks to archive. */
@@ -95,13 +106,12 @@ export interface AppendPlan {
 
 /** The core's plan for appending `count` records to a log whose `current` holds `currentLength`. */
 export function appendPlan(log: LogBook, currentLength: number, count: number): AppendPlan {
-  const [firstSequence, nextSequence, from, length, archived] = callCore(() =>
-    wasm.appendPlan(log.book, log.latest, currentLength, count),
-  ) as unknown as number[];
+  const out = callCore(() => wasm.appendPlan(log.book, log.latest, currentLength, count));
+  const [from, length] = [out[APPEND_PLAN_ARCHIVE_FROM]!, out[APPEND_PLAN_CHUNK_LENGTH]!];
   return {
-    firstSequence: firstSequence!,
-    nextSequence: nextSequence!,
-    cuts: Array.from({ length: archived! }, (_, k) => ({ first: from! + k * length!, length: length! })),
+    firstSequence: out[APPEND_PLAN_FIRST_SEQUENCE]!,
+    nextSequence: out[APPEND_PLAN_NEXT_SEQUENCE]!,
+    cuts: Array.from({ length: out[APPEND_PLAN_ARCHIVE_COUNT]! }, (_, k) => ({ first: from + k * length, length })),
   };
 }
 

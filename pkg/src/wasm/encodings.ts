@@ -1,0 +1,78 @@
+// The encodings that Rust and TypeScript share at the wasm boundary, written once on this side
+// (the Rust side's are in src/bindings/mod.rs and Segments::from_numbers): a log's bookkeeping,
+// segment lists, and many keys as one buffer of bytes. Which number is where in a result comes
+// from the generated constants (constants.ts), never from a position written here by hand.
+import { LOG_BOOK_LENGTH, LOG_BOOK_NEXT_SEQUENCE, LOG_BOOK_RETAINED_FROM } from "./constants.js";
+
+/** From `fromSequence` on, chunks hold `chunkSize` records. */
+export interface Segment {
+  fromSequence: number;
+  chunkSize: number;
+}
+
+/** A log's bookkeeping as the core takes it: `book` (LogBookSlot's numbers, then segments) and the latest archive's token. */
+export interface LogBook {
+  book: Float64Array;
+  latest: string;
+}
+
+/**
+ * Segments as they cross: `[fromSequence, chunkSize]` pairs one after another, from index
+ * `at` of a new array of `at` more numbers (the caller fills those). `pair` reads each item,
+ * checking it as the caller must.
+ */
+export function segmentNumbers<S>(
+  list: readonly S[],
+  pair: (item: S, i: number) => readonly [number, number],
+  at = 0,
+): Float64Array {
+  const flat = new Float64Array(at + list.length * 2);
+  for (const [i, item] of list.entries()) flat.set(pair(item, i), at + i * 2);
+  return flat;
+}
+
+/** The segments of `flat` from index `at` on (see segmentNumbers). */
+export function segmentsOf(flat: Float64Array, at = 0): Segment[] {
+  const segments: Segment[] = [];
+  for (let i = at; i < flat.length; i += 2) segments.push({ fromSequence: flat[i]!, chunkSize: flat[i + 1]! });
+  return segments;
+}
+
+/** A log's bookkeeping, as it crosses, from its stored parts. */
+export function logBook(nextSequence: number, retainedFrom: number, segments: readonly Segment[], latest: string): LogBook {
+  const book = segmentNumbers(segments, (s) => [s.fromSequence, s.chunkSize], LOG_BOOK_LENGTH);
+  book[LOG_BOOK_NEXT_SEQUENCE] = nextSequence;
+  book[LOG_BOOK_RETAINED_FROM] = retainedFrom;
+  return { book, latest };
+}
+
+/** The parts of a log's bookkeeping as the core gave it. */
+export function bookParts(book: Float64Array): { nextSequence: number; retainedFrom: number; segments: Segment[] } {
+  return {
+    nextSequence: book[LOG_BOOK_NEXT_SEQUENCE]!,
+    retainedFrom: book[LOG_BOOK_RETAINED_FROM]!,
+    segments: segmentsOf(book, LOG_BOOK_LENGTH),
+  };
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Keys as they cross for hashing: their UTF-8 bytes one after another (lone surrogates as
+ * U+FFFD, as placeKey hashes them), and `ends[i]` where key `i` ends.
+ */
+export function keyBytes(keys: readonly string[]): { bytes: Uint8Array; ends: Uint32Array } {
+  const bytes = new Uint8Array(keys.reduce((n, k) => n + keyRoom(k), 0));
+  const ends = new Uint32Array(keys.length);
+  let at = 0;
+  keys.forEach((k, i) => {
+    at += encoder.encodeInto(k, bytes.subarray(at)).written;
+    ends[i] = at;
+  });
+  return { bytes: bytes.subarray(0, at), ends };
+}
+
+/** The most bytes `key` can take as UTF-8: three per UTF-16 code unit. */
+export function keyRoom(key: string): number {
+  return key.length * 3;
+}
