@@ -24,6 +24,8 @@ export interface FuzzReport {
   outcomes: Record<string, number>;
   /** Calls that threw something other than an AttrmapError, or golden values that went wrong. */
   failures: string[];
+  /** The five calls that took longest in all (every bad value, every round), in ms: where an engine spends the time. */
+  slowest: Array<[call: string, ms: number]>;
 }
 
 /** Words of Rust, serde or the engine that a message for a caller must not show. */
@@ -58,10 +60,11 @@ export function badValues(): Array<[string, () => unknown]> {
     ["empty array", () => []],
     ["array of a string", () => ["a@example.com"]],
     // 67 times the longest list any argument takes (1,000,000), so a list read before its length
-    // is checked would show; sparse (V8 keeps arrays from 2^26 as a dictionary, below that it
-    // allocates every slot). Not 2^30: stored as a value (map.upsert(k, x), log.append(x)),
-    // WebKit's structured clone walks every hole, 7 s a write at 2^30.
-    ["huge sparse array", () => new Array(2 ** 26)],
+    // is checked would show; sparse in every engine when made by setting the length of an empty
+    // array (new Array(2^26) allocates every slot in WebKit: 0.25 s each, most of its fuzz's time).
+    // Not 2^30: stored as a value (map.upsert(k, x), log.append(x)), WebKit's structured clone
+    // walks every hole, 7 s a write at 2^30.
+    ["huge sparse array", () => Object.assign([], { length: 2 ** 26 })],
     ["fake array-like", () => ({ length: 2 ** 31 })],
     ["fake Uint8Array", () => ({ [Symbol.toStringTag]: "Uint8Array", length: 2 ** 31, byteLength: 2 ** 31 })],
     ["Uint8Array", () => new Uint8Array([102, 111, 111])],
@@ -236,7 +239,8 @@ async function golden(m: M, s: Stores | undefined): Promise<string[]> {
 
 /** Runs the fuzz against the package `m`; see FuzzOptions. */
 export async function fuzz(m: M, options: FuzzOptions): Promise<FuzzReport> {
-  const report: FuzzReport = { calls: 0, outcomes: {}, failures: [] };
+  const report: FuzzReport = { calls: 0, outcomes: {}, failures: [], slowest: [] };
+  const spent = new Map<string, number>();
   let stores: Stores | undefined;
   if (options.storage) {
     const store = m.openAttrmap(options.storage);
@@ -274,7 +278,9 @@ export async function fuzz(m: M, options: FuzzOptions): Promise<FuzzReport> {
   };
   for (let round = 0; round < options.rounds; round++) {
     for (const [name, run] of calls) {
+      const started = performance.now();
       for (const [label, make] of badValues()) await attempt(`${name} with ${label}`, () => run(make()));
+      spent.set(name, (spent.get(name) ?? 0) + performance.now() - started);
     }
     report.failures.push(...(await golden(m, stores)).map((w) => `round ${round}: ${w}`));
   }
@@ -297,5 +303,9 @@ export async function fuzz(m: M, options: FuzzOptions): Promise<FuzzReport> {
   await attempt("validatePageToken(16 MiB)", () => m.validatePageToken(huge));
   if (stores) await attempt("map.get(16 MiB)", () => stores.map.get(huge));
   report.failures.push(...(await golden(m, stores)).map((w) => `at the end: ${w}`));
+  report.slowest = [...spent]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([call, ms]) => [call, Math.round(ms)]);
   return report;
 }
