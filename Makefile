@@ -148,15 +148,17 @@ demo: www/attrmap/dist/index.js
 
 # ---- tests -------------------------------------------------------------------------
 
-# Every suite, three at a time: most of a browser suite's time is spent waiting on its browser,
-# not on the two cores. The longest go first; each suite's output is printed whole when it ends
-# (--output-sync), with its time, and the times are listed again at the end (build/suite-times:
-# suite, seconds from the start of make test to its start, and its own seconds).
-SUITES := test-browser-firefox test-browser-chromium-only test-browser-chromium test-browser-webkit test-node \
-          test-rust-all lint test-vectors
+# The linters and the vectors first (they fail fast), then every other suite, three at a time:
+# most of a browser suite's time is spent waiting on its browser, not on the two cores. The
+# longest go first; each suite's output is printed whole when it ends (--output-sync), with its
+# time, and the times are listed again at the end (build/suite-times: suite, seconds from the
+# start of make test to its start, and its own seconds).
+SUITES := test-browser-chromium-only test-browser-firefox test-browser-chromium test-browser-webkit test-node \
+          test-rust-all
 SUITE_TIMES := $(CURDIR)/build/suite-times
 test:
 	@mkdir -p build && date +%s > build/suites-started && rm -f $(SUITE_TIMES)
+	$(MAKE) --no-print-directory lint test-vectors
 	$(MAKE) --no-print-directory -j3 --output-sync=target $(SUITES)
 	@echo "suites (started at s, took s; three at a time):" && sort -k2 -n $(SUITE_TIMES)
 	@echo "make test: every suite passed"
