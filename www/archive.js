@@ -31,9 +31,10 @@ export async function showPage(token) {
     return;
   }
   const page = answer.body;
+  // Everything read before anything is drawn: a page is never shown half old, half new.
+  const stats = await archive.log.stats();
   shown = { pageToken: page.pageToken, newest: page.subscribers[0]?.sequence, next: page.nextPageToken };
   text("page-token", page.pageToken);
-  const stats = await archive.log.stats();
   const size = page.subscribers.length;
   text("page-kind", page.pageToken === CURRENT ? `current chunk: ${size} of ${stats.chunkSize}` : `archived chunk of ${size}`);
   text("chunk-size-shown", stats.chunkSize);
