@@ -1,5 +1,6 @@
 // Every JavaScript snippet of the README and docs/ runs as written: page snippets as module
-// scripts of a page whose import map resolves the package's entries (in a fresh on-disk profile each), the
+// scripts of a page whose import map resolves the package's entries (each on an origin of its own, so
+// with storage of its own, in one on-disk Chromium profile: a browser launch costs more than the snippet), the
 // Node snippet with node, the worker and service-worker snippets bundled (as the README says an
 // unbundled worker needs) and started, the service worker answering the HTTP API. Each snippet
 // is marked with where it runs.
@@ -7,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
@@ -49,13 +50,23 @@ const only = (where: string) => {
 const bundled = (code: string) =>
   buildSync({ stdin: { contents: code, resolveDir: TESTS }, bundle: true, format: "esm", write: false }).outputFiles[0]!.text;
 
-let server: StaticServer;
+let browser: Awaited<ReturnType<typeof persistentContext>>;
 before(async () => {
-  server = await serveWww();
+  browser = await persistentContext();
 });
 after(async () => {
-  await server?.close();
+  await browser?.dispose();
 });
+
+/** A server of www/ on a new port: an origin of its own, whose storage no other test has touched. */
+async function ownOrigin(t: TestContext): Promise<StaticServer> {
+  const server = await serveWww();
+  t.after(async () => {
+    for (const page of browser.context.pages()) await page.close();
+    await server.close();
+  });
+  return server;
+}
 
 test("every js block of the README and docs/ says where it runs", () => {
   for (const { file, text } of DOCUMENTS) {
@@ -67,8 +78,7 @@ test("every js block of the README and docs/ says where it runs", () => {
 for (const snippet of snippets.filter((s) => s.where === "page")) {
   const firstLine = snippet.code.split("\n").find((l) => !l.startsWith("import"));
   test(`${snippet.file} page snippet ${snippet.id} runs in a page: ${firstLine}`, async (t) => {
-    const browser = await persistentContext();
-    t.after(() => browser.dispose());
+    const server = await ownOrigin(t);
     server.files.set(`/__readme__/${snippet.id}.js`, { type: "text/javascript", body: snippet.code });
     server.files.set(`/__readme__/${snippet.id}.html`, {
       type: "text/html",
@@ -105,9 +115,8 @@ test("the README's Node snippet runs with node", () => {
 });
 
 test("the README's service worker, bundled, serves the HTTP API to the page it controls", async (t) => {
+  const server = await ownOrigin(t);
   server.files.set("/readme-sw.js", { type: "text/javascript", body: bundled(only("service-worker").code) });
-  const browser = await persistentContext();
-  t.after(() => browser.dispose());
   const page = await openTab(browser.context, server.origin);
   const answer = await page.evaluate(async () => {
     await navigator.serviceWorker.register("/readme-sw.js", { type: "module", scope: "/" });
@@ -121,9 +130,8 @@ test("the README's service worker, bundled, serves the HTTP API to the page it c
 });
 
 test("the README's module worker, bundled, appends what the page posts and answers with the record", async (t) => {
+  const server = await ownOrigin(t);
   server.files.set("/readme-worker.js", { type: "text/javascript", body: bundled(only("worker").code) });
-  const browser = await persistentContext();
-  t.after(() => browser.dispose());
   const page = await openTab(browser.context, server.origin);
   const answers = await page.evaluate(async () => {
     const worker = new Worker("/readme-worker.js", { type: "module" });
