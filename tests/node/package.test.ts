@@ -10,6 +10,7 @@ import { test } from "node:test";
 import * as esbuild from "esbuild";
 import ts from "typescript";
 import { loadedAtStart } from "../shared/page-chunks.js";
+import { typeCheck } from "./type-checks.js";
 
 const require = createRequire(import.meta.url);
 const pkgDir = dirname(require.resolve("attrmap/package.json"));
@@ -170,7 +171,7 @@ test("npm pack in pkg/ gives the same files as the tarball the tests install", (
   assert.deepEqual(listed.sort(), installed.sort());
 });
 
-test("no public export of any entry is typed any", () => {
+test("no public export of any entry is typed any", typeCheck, () => {
   const entries = ["index", "browser/index", "export-import/index", "engine-requests/index", "http/index", "react/index"].map(
     (e) => join(pkgDir, `dist/${e}.d.ts`),
   );
@@ -260,7 +261,7 @@ export async function use(factory: Parameters<typeof openAttrmap>[0]): Promise<C
 }
 `;
 
-test("the declarations compile for a Node project (no DOM lib), a worker project and a page project", () => {
+test("the declarations compile for a Node project (no DOM lib), a worker project and a page project", typeCheck, () => {
   assert.deepEqual(compileAsUser(["ES2022"], ["node"], USE), []);
   assert.deepEqual(compileAsUser(["ES2022", "WebWorker"], [], USE), []);
   // In a page, the platform's own objects are accepted where the package asks for them.

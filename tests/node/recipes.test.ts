@@ -10,6 +10,7 @@ import ts from "typescript";
 import { effectScope, type Ref } from "vue";
 import { appFolder, TESTS } from "../browser/apps.js";
 import { until } from "../browser/harness.js";
+import { typeCheck } from "./type-checks.js";
 
 const README = readFileSync(join(TESTS, "../README.md"), "utf8");
 const VUE = /<!-- recipe: vue -->\n```ts\n([\s\S]*?)```/.exec(README)![1]!;
@@ -20,7 +21,7 @@ interface VueRecipe {
   useLiveQuery<T>(store: Attrmap, query: (s: Attrmap) => Promise<T> | T): { value: Ref<T | undefined>; error: Ref<unknown> };
 }
 
-test("the Vue recipe type-checks, strict", () => {
+test("the Vue recipe type-checks, strict", typeCheck, () => {
   const file = join(folder.dir, "use-live-query.ts");
   const program = ts.createProgram([file], {
     strict: true,
