@@ -152,20 +152,22 @@ demo: www/attrmap/dist/index.js
 # once, or Chromium's suite split in two, measured slower: the cores are then the limit). The
 # longest go first; each suite's output is printed whole when it ends (--output-sync), with its
 # time, and the times are listed again at the end (build/suite-times: suite, seconds from the
-# start of make test to its start, and its own seconds).
+# start of make test to its start, its own seconds, and its CPU seconds).
 SUITES := test-browser-chromium test-browser-firefox test-browser-webkit test-node test-rust-all
 SUITE_TIMES := $(CURDIR)/build/suite-times
 test:
 	@mkdir -p build && date +%s > build/suites-started && rm -f $(SUITE_TIMES)
 	$(MAKE) --no-print-directory lint test-vectors
 	$(MAKE) --no-print-directory -j3 --output-sync=target $(SUITES)
-	@echo "suites (started at s, took s; three at a time):" && sort -k2 -n $(SUITE_TIMES)
+	@echo "suites (started at s, took s, CPU s; three at a time):" && sort -k2 -n $(SUITE_TIMES)
 	@echo "make test: every suite passed"
 
-# A suite's commands, timed into SUITE_TIMES.
-timed = start=$$(date +%s) && $(1) && mkdir -p $(dir $(SUITE_TIMES)) && \
+# A suite's commands, timed into SUITE_TIMES: its start, its wall time, and the CPU time (user
+# and system) of everything it ran, from bash's `times` (the cores, not the wall, are the limit).
+timed = start=$$(date +%s) && $(1) && mkdir -p $(dir $(SUITE_TIMES)) && times > $(SUITE_TIMES).$@ && \
   echo "$@ $$(( start - $$(cat $(CURDIR)/build/suites-started 2>/dev/null || echo $$start) )) $$(( $$(date +%s) - start ))" \
-  | tee -a $(SUITE_TIMES)
+  "$$(awk 'NR == 2 { split($$1, u, "m"); split($$2, s, "m"); printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
+  $(SUITE_TIMES).$@)" | tee -a $(SUITE_TIMES)
 
 # Formatters and linters: rustfmt and clippy for the crate (native and wasm), Biome (format
 # and lint, 130 columns) for the TypeScript, the tests, the demo and the scripts.

@@ -1,10 +1,11 @@
 // The demo page driven like a person would: typing and clicking, with the results read off
 // the page, at desktop (1280x800) and phone (390x844) sizes, with a screenshot of each panel
-// at both. The page talks to its service worker's HTTP API; each test has its own profile.
+// at both. The page talks to its service worker's HTTP API; each test has an origin of its own
+// (so storage and a service worker of its own) in the file's one on-disk Chromium profile.
 // Expected partitions come from the independent implementation in tests/shared/reference.ts.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { type TestContext, test } from "node:test";
+import { after, before, type TestContext, test } from "node:test";
 import type { Page } from "playwright-core";
 import { refPartition } from "../shared/reference.js";
 import "./page-types.js";
@@ -17,11 +18,19 @@ const PHONE = { width: 390, height: 844 };
 // ask for a 4xx on purpose allow exactly those lines, and nothing else.
 const EXPECTED_4XX = /^console: Failed to load resource: the server responded with a status of 40[04] /;
 
+let browser: Awaited<ReturnType<typeof persistentContext>>;
+before(async () => {
+  browser = await persistentContext();
+});
+after(async () => {
+  await browser?.dispose();
+});
+
+/** The demo on a new origin (a server of its own): storage no other test has touched. */
 async function openDemo(t: TestContext, viewport = DESKTOP) {
   const server = await serveWww();
-  const browser = await persistentContext();
   t.after(async () => {
-    await browser.dispose();
+    for (const page of browser.context.pages()) await page.close();
     await server.close();
   });
   const page = await openTab(browser.context, server.origin, "/");
@@ -416,7 +425,7 @@ async function lookUp(page: Page, email: string): Promise<[string, string]> {
   return [await textOf(page, "#directory-message"), await textOf(page, "#shown-name")];
 }
 
-test("backup: the export downloads every map; another browser refuses it without replace, restores it with", async (t) => {
+test("backup: the export downloads every map; another site refuses it without replace, restores it with", async (t) => {
   const { page } = await openDemo(t);
   await saveProfile(page, "Erin@Example.com", "Erin");
   const download = page.waitForEvent("download");
@@ -437,7 +446,7 @@ test("backup: the export downloads every map; another browser refuses it without
   );
   await shoot(page, "backup", "exported");
 
-  // A fresh browser has its own (empty) directory and archive: the import must be asked to replace them.
+  // Another origin has its own (empty) directory and archive: the import must be asked to replace them.
   const { page: other } = await openDemo(t, PHONE);
   assert.equal((await lookUp(other, "erin@example.com"))[0], '404 Not Found: customer profile "erin@example.com" not found');
   await other.setInputFiles("#import-file", {
