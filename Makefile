@@ -199,7 +199,8 @@ test-rust-all: $(CHROMIUM) | wasm-tools
 	@$(call timed,$(MAKE) --no-print-directory -j1 test-rust test-wasm-node test-wasm-browser)
 
 test-node: $(TESTS_INSTALLED) $(GO)
-	@$(call timed,cd tests && node_modules/.bin/tsc -p tsconfig.json && $(NODE_TEST) node/*.test.ts && TYPES_CHECKED_ON="Node 20" $(NODE24_TEST) node/*.test.ts)
+	@$(call timed,cd tests && node_modules/.bin/tsc -p tsconfig.json && $(NODE_TEST) node/*.test.ts && \
+	  TYPES_CHECKED_ON="Node 20" $(NODE24_TEST) node/*.test.ts)
 
 # Every browser suite in Chromium; the suites written once for every engine (tests/browser/
 # engines.ts) again in Firefox and in WebKit. The rest use Chromium's CDP, Playwright's input,
