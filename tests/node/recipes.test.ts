@@ -1,7 +1,9 @@
 // The README's recipes for other frameworks, as written: the Vue composable type-checks under
-// strict TypeScript and runs with Vue's own reactivity (an effect scope, as a component has).
+// strict TypeScript and runs with Vue's own reactivity (an effect scope, as a component has);
+// and every code block of the README and docs/ (JavaScript, the React and Svelte examples)
+// type-checks as a TypeScript user would paste it, under the strictest settings.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { type Attrmap, InProcessLocks, openAttrmap } from "attrmap";
@@ -39,6 +41,97 @@ test("the Vue recipe type-checks, strict", typeCheck, () => {
     [],
   );
 });
+
+/** The strictest settings a user's project has; `lib` and what a file declares differ by where a snippet runs. */
+const STRICTEST: ts.CompilerOptions = {
+  strict: true,
+  noEmit: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  noPropertyAccessFromIndexSignature: true,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  jsx: ts.JsxEmit.ReactJSX,
+};
+
+/** Every js, jsx, tsx and svelte block of the README and docs/ (a Svelte block's script), with where it runs. */
+const DOC_BLOCKS = ["README.md", ...readdirSync(join(TESTS, "../docs")).map((f) => `docs/${f}`)].flatMap((file) =>
+  [
+    ...readFileSync(join(TESTS, "..", file), "utf8").matchAll(
+      /(?:<!-- snippet: ([a-z-]+) -->\n)?```(js|jsx|tsx|svelte)\n([\s\S]*?)```/g,
+    ),
+  ].map(([, where, lang, code], i) => ({
+    name: `${file.replace(/\W/g, "-")}-${i}.${lang === "js" || lang === "svelte" ? "ts" : "tsx"}`,
+    where: where ?? lang!,
+    code: lang === "svelte" ? /<script[^>]*>([\s\S]*?)<\/script>/.exec(code!)![1]! : code!,
+  })),
+);
+
+/** What a strict user passes on from optional values of their own: undefined where a field is optional, null where documented. */
+const MAYBE = `import { openAttrmap } from "attrmap";
+declare const maybe: string | undefined;
+declare const count: number | undefined;
+const store = openAttrmap({ name: maybe, locks: undefined });
+await store.partitionedMap("m", { partitionCount: count, keyRule: undefined });
+await store.chunkedLog("l", { chunkSize: count });
+const directory = await store.customerDirectory({ partitionCount: undefined, mapName: maybe });
+await directory.upsertProfile({ emailAddress: "a@example.com", fullName: maybe, companyName: null, customerTier: undefined });
+const log = await store.chunkedLog<number>("n");
+const first = await log.page({ limit: 10 });
+await log.page({ before: first.older, limit: 10 });
+await log.page({ after: first.newer, limit: 10 });
+const map = await store.partitionedMap<number>("p");
+await map.page({ after: (await map.page({ limit: 1 })).next, limit: 1 });
+await map.upsert("k", 1, { lock: undefined, timeoutMs: count, signal: undefined });`;
+
+test(
+  "every code block of the README and docs/ type-checks as TypeScript, strict and exactOptionalPropertyTypes",
+  typeCheck,
+  () => {
+    assert.ok(DOC_BLOCKS.length >= 12, `${DOC_BLOCKS.length} blocks`);
+    assert.deepEqual([...new Set(DOC_BLOCKS.map((b) => b.where))].sort(), [
+      "node",
+      "page",
+      "service-worker",
+      "svelte",
+      "tsx",
+      "worker",
+    ]);
+    const checked = [...DOC_BLOCKS, { name: "maybe.ts", where: "page", code: MAYBE }];
+    const blocks = appFolder(
+      "doc-blocks",
+      Object.fromEntries(
+        checked.map((b) => [
+          b.name,
+          // A service worker in TypeScript says what `self` is, as TypeScript's own docs have it.
+          `${b.where === "service-worker" ? "declare const self: ServiceWorkerGlobalScope;\n" : ""}${b.code}\nexport {};\n`,
+        ]),
+      ),
+    );
+    try {
+      const compile = (where: (w: string) => boolean, lib: string[], types: string[]) => {
+        const files = checked.filter((b) => where(b.where)).map((b) => join(blocks.dir, b.name));
+        const program = ts.createProgram(files, { ...STRICTEST, lib, types });
+        return ts.getPreEmitDiagnostics(program).map((d) => {
+          const at = d.file
+            ? `${d.file.fileName.slice(blocks.dir.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start!).line + 1}`
+            : "";
+          return `${at} ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
+        });
+      };
+      const workers = (w: string) => w === "worker" || w === "service-worker";
+      assert.deepEqual(
+        compile((w) => !workers(w), ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"], ["node"]),
+        [],
+      );
+      assert.deepEqual(compile(workers, ["lib.es2022.d.ts", "lib.webworker.d.ts"], []), []);
+    } finally {
+      blocks.remove();
+    }
+  },
+);
 
 test("the Vue recipe follows writes in its scope and stops with it", async () => {
   const { useLiveQuery } = (await import(join(folder.dir, "use-live-query.ts"))) as VueRecipe;

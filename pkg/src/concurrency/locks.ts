@@ -14,11 +14,11 @@ export interface WriteOptions {
    * `"ifAvailable"` fails at once with a `lock_conflict` error when another writer holds it
    * (like the reference server, which never waits). Retry those with `retryOnConflict`.
    */
-  lock?: LockWait;
+  lock?: LockWait | undefined;
   /** With `"wait"`: give up with `lock_timeout` after this many milliseconds (0 to 2147483647; `Infinity`: never). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** With `"wait"`: give up with `aborted` when this signal aborts. It only bounds the wait. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** @internal Checks a caller's write options, field by field. */
@@ -46,9 +46,9 @@ export interface LockGrant {
 
 /** The options of the lock requests this package makes. */
 export interface LockRequestOptions {
-  mode?: "exclusive" | "shared";
-  ifAvailable?: boolean;
-  signal?: AbortSignal;
+  mode?: "exclusive" | "shared" | undefined;
+  ifAvailable?: boolean | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** The part of `LockManager` (`navigator.locks`) this package uses, so a fallback can stand in for it. */
@@ -62,7 +62,7 @@ type Mode = "exclusive" | "shared";
 export interface LockKey {
   database: string;
   map: string;
-  instance?: string;
+  instance?: string | undefined;
 }
 
 function nameOf(key: LockKey): string {

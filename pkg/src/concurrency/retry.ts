@@ -5,12 +5,12 @@ import { AttrmapError } from "../store/errors.js";
 /** How often and how far apart `retryOnConflict` tries again. */
 export interface RetryOptions {
   /** Attempts in all, the first included: an integer from 1 (default 8). */
-  attempts?: number;
+  attempts?: number | undefined;
   /** Backoff before the second attempt in milliseconds; it doubles each time, with full jitter (default 5). */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** Largest backoff in milliseconds (default 250). */
-  maxDelayMs?: number;
-  signal?: AbortSignal;
+  maxDelayMs?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 function retryOptions(value: unknown): Required<Omit<RetryOptions, "signal">> & { signal?: AbortSignal } {

@@ -20,12 +20,12 @@ export interface DexMapNames {
   /** The flow's AttributeMap: an instance's key is `<attributeMap>/<escaped instance>`. */
   attributeMap: string;
   /** Wrap each instance's value in an object under this field (the samples' `profilesByCanonicalEmail`, `subscribers`). */
-  valueField?: string;
+  valueField?: string | undefined;
   /** Renames the fields of each record (a profile, a subscriber); fields not listed keep their names. */
-  recordFields?: Readonly<Record<string, string>>;
+  recordFields?: Readonly<Record<string, string>> | undefined;
   /** For a log: the flow's Attribute that holds its state, and the state's field names. */
-  stateAttribute?: string;
-  stateFields?: { nextSequence: string; latestArchivedChunkToken: string };
+  stateAttribute?: string | undefined;
+  stateFields?: { nextSequence: string; latestArchivedChunkToken: string } | undefined;
 }
 
 /** Which flow `exportDexRequests(store, options)` targets, and under which names. */
@@ -33,13 +33,13 @@ export interface DexExportOptions {
   /** The flow the attributes are set on. */
   flowId: string;
   /** Its run, when the flow has several. */
-  runId?: string;
+  runId?: string | undefined;
   /** The maps to send (default: every map). */
-  maps?: readonly string[];
+  maps?: readonly string[] | undefined;
   /** Names of a reference SDK's sample for its two maps... */
-  sdk?: DexSdk;
+  sdk?: DexSdk | undefined;
   /** ...or names of your own flow, per stored map. */
-  names?: Readonly<Record<string, DexMapNames>>;
+  names?: Readonly<Record<string, DexMapNames>> | undefined;
 }
 
 /** One SetAttributesRequest, under 16 MiB. */

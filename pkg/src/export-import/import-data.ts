@@ -34,10 +34,10 @@ export interface ImportProgress {
 /** How `importData(store, source, options)` treats existing maps, reports and stops. */
 export interface ImportOptions {
   /** Replace maps that exist already (default: such a map is `already_exists`). */
-  replace?: boolean;
-  onProgress?: (progress: ImportProgress) => void;
+  replace?: boolean | undefined;
+  onProgress?: ((progress: ImportProgress) => void) | undefined;
   /** Aborting before the final transaction imports nothing. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** What an import brought in. */

@@ -21,7 +21,7 @@ export interface ChunkedLogOptions {
    * existing one. Given for an existing log, it must be the size in force: another is
    * `layout_mismatch` (`changeChunkSize()` changes it).
    */
-  chunkSize?: number;
+  chunkSize?: number | undefined;
 }
 
 /** One page of a log. */
@@ -51,9 +51,9 @@ export interface LogStats {
 /** Which records `log.page(options)` holds: the newest, or those next to a cursor of an earlier page. */
 export interface LogWindowOptions {
   /** The older neighbours of record `before` (the `older` cursor of a page): sequences below it. */
-  before?: number;
+  before?: number | null | undefined;
   /** The newer neighbours of record `after` (the `newer` cursor of a page): sequences above it. */
-  after?: number;
+  after?: number | null | undefined;
   /** Records on the page, 1 to 10,000. */
   limit: number;
 }
@@ -70,7 +70,7 @@ export interface LogWindow<R> {
 
 /** The order `records()` walks a log in. */
 export interface RecordsOptions {
-  order?: "newest" | "oldest";
+  order?: "newest" | "oldest" | undefined;
 }
 
 /** A page as read: its chunk oldest first, the log as read with it. */
@@ -269,7 +269,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const o = args.options("options", options);
     const cursor = (key: string) => {
       const value = args.field("options", o, key);
-      return value === undefined ? undefined : args.count(`options.${key}`, value, 0);
+      return args.noCursor(value) ? undefined : args.count(`options.${key}`, value, 0);
     };
     const [before, after] = [cursor("before"), cursor("after")];
     const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));

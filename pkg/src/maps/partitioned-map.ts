@@ -21,15 +21,15 @@ export interface PartitionedMapOptions {
    * Given for an existing map, it must be the stored count: another is `layout_mismatch`
    * (`resize()` changes the count).
    */
-  partitionCount?: number;
+  partitionCount?: number | undefined;
   /**
    * How keys become canonical: `"exact"` (default for a new map: any string as it is),
    * `"email"` (the email rule of docs/partitioned-map.md), or the name of `canonicalizeKey`. Stored with the map:
    * opening it with another rule is `layout_mismatch`.
    */
-  keyRule?: string;
+  keyRule?: string | undefined;
   /** Your own canonicalizer (its rule is stored as `keyRule`, `"custom"` if you give no name). Must be stable. */
-  canonicalizeKey?: (key: string) => string;
+  canonicalizeKey?: ((key: string) => string) | undefined;
 }
 
 /** A partition instance: canonical key to value. A `Map`, so any string key round-trips (`__proto__` too). */
@@ -44,13 +44,13 @@ export interface ResizeProgress {
 /** How `map.resize(partitionCount, options)` waits and reports. */
 export interface ResizeOptions extends WriteOptions {
   /** Called as entries are written to their new partitions (between IndexedDB requests). */
-  onProgress?: (progress: ResizeProgress) => void;
+  onProgress?: ((progress: ResizeProgress) => void) | undefined;
 }
 
 /** Which entries `map.page(options)` holds: the first, or those after the `next` cursor of an earlier page. */
 export interface MapPageOptions {
   /** The canonical key the page starts after (an earlier page's `next`). */
-  after?: string;
+  after?: string | null | undefined;
   /** Entries on the page, 1 to 10,000. */
   limit: number;
 }
@@ -507,7 +507,7 @@ export class PartitionedMap<V> {
   async page(options: MapPageOptions): Promise<MapPage<V>> {
     const o = args.options("options", options);
     const cursor = args.field("options", o, "after");
-    const after = cursor === undefined ? undefined : args.text("options.after", cursor);
+    const after = args.noCursor(cursor) ? undefined : args.text("options.after", cursor);
     const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));
     const doing = `reading a page of map "${this.name}"`;
     return this.withLayout(async (layout) => {

@@ -16,9 +16,9 @@ export interface CustomerDirectoryOptions {
    * Partitions of the directory. Left out: 1000 for a new one, the stored count for an existing
    * one. Given for an existing directory, it must be the stored count: another is `layout_mismatch`.
    */
-  partitionCount?: number;
+  partitionCount?: number | undefined;
   /** Another map name than the reference server's. */
-  mapName?: string;
+  mapName?: string | undefined;
 }
 
 /**

@@ -16,9 +16,9 @@ export interface CustomerProfile {
 /** What `upsertProfile` takes: an email (canonicalized when saved) and optional text fields. */
 export interface CustomerProfileInput {
   emailAddress: string;
-  fullName?: string;
-  companyName?: string;
-  customerTier?: string;
+  fullName?: string | null | undefined;
+  companyName?: string | null | undefined;
+  customerTier?: string | null | undefined;
 }
 
 /** What `registerSubscriber` takes. */

@@ -18,7 +18,7 @@ export const SUBSCRIBER_CHUNKS_MAP = "SubscriberChunks";
 /** How `store.subscriberArchive(options)` opens or creates the archive. */
 export interface SubscriberArchiveOptions extends ChunkedLogOptions {
   /** Another map name than the reference server's. */
-  mapName?: string;
+  mapName?: string | undefined;
 }
 
 /** A page as the reference server returns it. */
