@@ -46,3 +46,4 @@ export {
   placeCustomerProfile,
   validatePageToken,
 } from "./wasm/rules.js";
+export { ready } from "./wasm/store-module.js";

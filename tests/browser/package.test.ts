@@ -179,6 +179,30 @@ test(`${ENGINE}: a module worker imports the package and passes every vector`, a
   await tab.close();
 });
 
+test(`${ENGINE}: "attrmap/browser" fetches nothing on import; a rule before ready() is not_ready`, async () => {
+  const tab = await openBlank();
+  const seen = await tab.evaluate(async (origin) => {
+    const wasmFetches = () => performance.getEntriesByType("resource").filter((e) => e.name.endsWith(".wasm")).length;
+    const m = await import(`${origin}/attrmap/dist/browser/index.js`);
+    const imported = wasmFetches();
+    let early: string;
+    try {
+      early = m.emailPartition("Alice@Example.com").partitionName;
+    } catch (e) {
+      early = `${(e as { code: string }).code}: ${(e as Error).message}`;
+    }
+    await (await m.openAttrmap({ name: "first-operation" }).partitionedMap("m")).upsert("k", 1);
+    return { imported, early, started: wasmFetches(), after: m.emailPartition("Alice@Example.com").partitionName };
+  }, env.server.origin);
+  assert.equal(seen.imported, 0);
+  assert.match(seen.early, /^not_ready: .*await ready\(\)/);
+  assert.equal(seen.started, 1);
+  // docs/partitioned-map.md's golden value: alice@example.com lives in partition-278 of 1000.
+  assert.equal(seen.after, "partition-278");
+  assert.deepEqual(tab.errors, []);
+  await tab.close();
+});
+
 test(`${ENGINE}: a page imports the browser entry: the wasm file is fetched, the inlined module never loads`, async () => {
   const tab = await openBlank();
   await passesVectorsInPage(tab, "dist/browser/index.js");

@@ -13,6 +13,7 @@ export const vectors = {
 // Runs in the browser (page or worker): every vector through the package; returns failures.
 export const RUN_VECTORS = `async (moduleUrl, v) => {
   const m = await import(moduleUrl);
+  await m.ready(); // the browser entry fetches its module at the first store operation, or here
   const fails = [];
   const expand = (r) => r.prefix + r.unit.repeat(r.count) + r.suffix;
   const hex = (h) => Uint8Array.from(h.match(/../g) ?? [], (x) => parseInt(x, 16));

@@ -242,9 +242,32 @@ test("update: an error thrown by the caller's function comes back as it is, and 
   assert.equal(await map.get("n"), 51);
 });
 
-test("openAttrmap in Node needs an IndexedDB and its IDBKeyRange, and says so", async () => {
+test("with no IndexedDB (server rendering, Node) the store opens; each operation is unavailable, saying why", async () => {
   assert.equal(typeof (globalThis as { indexedDB?: unknown }).indexedDB, "undefined");
-  assert.equal(await outcome(() => openAttrmap()), "invalid_argument: no IndexedDB here: pass options.indexedDB");
+  const store = openAttrmap({ name: "nowhere" });
+  // docs/errors.md: the message names the database and says what to do on a server and in Node.
+  const unavailable = new RegExp(
+    '^unavailable: no IndexedDB for database "nowhere": under server-side rendering, call the store in the browser' +
+      ".*in Node, pass openAttrmap\\(\\{ indexedDB, IDBKeyRange \\}\\)",
+  );
+  for (const call of [
+    () => store.partitionedMap("m").then((m) => m.get("k")),
+    () => store.chunkedLog("l").then((l) => l.count()),
+    () => store.customerDirectory().then((d) => d.getProfile("a@example.com")),
+    () => store.identity(),
+  ])
+    assert.match(await outcome(call), unavailable);
+  // A live query tells its error handler, and a watcher can be set and stopped.
+  let stop = () => {};
+  const seen = await new Promise<unknown>((told) => {
+    stop = store.liveQuery((s) => s.partitionedMap("m")).subscribe({ error: told });
+  });
+  stop();
+  assert.match(await outcome(() => Promise.reject(seen)), unavailable);
+  store.watch(() => {})();
+});
+
+test("openAttrmap checks an IndexedDB it is given, and its IDBKeyRange", async () => {
   assert.match(
     await outcome(() => openAttrmap({ indexedDB: new IDBFactory() })),
     /^invalid_argument: options\.IDBKeyRange must be the IDBKeyRange class/,

@@ -2,6 +2,7 @@
 // (docs/dex-import.md), so data moves into a flow of a reference SDK's sample, or of your own,
 // in the same layout.
 import { type Attrmap, contextOf } from "../store/attrmap.js";
+import { ready } from "../wasm/store-module.js";
 import { type DexExportOptions, type DexRequest, dexRequests } from "./requests.js";
 
 export type { DexExportOptions, DexMapNames, DexRequest, DexSdk } from "./requests.js";
@@ -12,5 +13,6 @@ export { DEX_SAMPLE_NAMES } from "./requests.js";
  * MiB each), named for a reference SDK's sample (`sdk`) or your flow (`names`), one at a time.
  */
 export async function* exportDexRequests(store: Attrmap, options: DexExportOptions): AsyncIterableIterator<DexRequest> {
+  await ready();
   yield* dexRequests(contextOf(store), options);
 }

@@ -23,7 +23,7 @@ export type ExportItem =
 /** What `exportData(store, options)` exports. */
 export interface ExportOptions {
   /** The maps to export (default: every map of the database), by name. */
-  maps?: readonly string[];
+  maps?: readonly string[] | undefined;
 }
 
 function layoutOf(meta: ReturnType<typeof readMeta>): Layout {
@@ -138,6 +138,7 @@ function exportLine(item: ExportItem): string {
 
 /** The export's lines, the header first, each with its newline; nothing is read before the first. */
 async function* exportLines(ctx: Context, wanted: string[] | undefined): AsyncGenerator<string> {
+  await wasm.ready();
   yield `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION })}\n`;
   for await (const item of exportItems(ctx, wanted)) yield `${exportLine(item)}\n`;
 }
@@ -170,7 +171,7 @@ export interface ExportProgress {
 /** What `exportBlob(store, options)` and `exportText(store, options)` export, and whom they tell how far they are. */
 export interface ExportWholeOptions extends ExportOptions {
   /** Called after each line. */
-  onProgress?: (progress: ExportProgress) => void;
+  onProgress?: ((progress: ExportProgress) => void) | undefined;
 }
 
 /** @internal The export's lines, all read (its errors reject, unchanged), with progress. */

@@ -2,6 +2,7 @@
 // nothing (docs/export-format.md), as functions of the store: a page that neither exports nor
 // imports loads none of it, nor the export verifier's wasm module.
 import { type Attrmap, contextOf } from "../store/attrmap.js";
+import { ready } from "../wasm/store-module.js";
 import { type ExportOptions, type ExportWholeOptions, exportParts, exportStream } from "./export-data.js";
 import { type ImportOptions, type ImportSummary, importInto } from "./import-data.js";
 
@@ -26,11 +27,13 @@ export function exportData(store: Attrmap, options: ExportOptions = {}): Readabl
  * download or upload; it rejects with the export's own error. Memory holds the whole export.
  */
 export async function exportBlob(store: Attrmap, options: ExportWholeOptions = {}): Promise<Blob> {
+  await ready();
   return new Blob(await exportParts(contextOf(store), options), { type: EXPORT_MEDIA_TYPE });
 }
 
 /** The export (as `exportData`) whole, as text; it rejects with the export's own error. */
 export async function exportText(store: Attrmap, options: ExportWholeOptions = {}): Promise<string> {
+  await ready();
   return (await exportParts(contextOf(store), options)).join("");
 }
 
@@ -44,5 +47,6 @@ export async function importData(
   source: ReadableStream<Uint8Array> | Blob | string,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
+  await ready();
   return importInto(contextOf(store), source, options);
 }

@@ -32,11 +32,11 @@ export interface HandlerOptions {
    * How writes wait for their lock: `"ifAvailable"` (default) answers 409 at once when
    * another writer holds it, like the reference server; `"wait"` queues.
    */
-  lock?: LockWait;
+  lock?: LockWait | undefined;
   /** With `lock: "wait"`: answer 409 after waiting this many milliseconds for a lock. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** What answers requests for other paths (default: `fetch`, i.e. the network). */
-  fallback?: (request: Request) => Promise<Response>;
+  fallback?: ((request: Request) => Promise<Response>) | undefined;
 }
 
 /** The HTTP API as a function from `Request` to `Response`, for a service worker's `fetch` event. */
@@ -60,6 +60,8 @@ export const HTTP_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = {
   sequence_exhausted: 507,
   data_lost: 410,
   outcome_unknown: 500,
+  unavailable: 503,
+  not_ready: 503,
 };
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -2,7 +2,7 @@
 // identity (another database in its place is a loss, told once), let go when another context
 // upgrades or deletes it or the browser closes it, and reached again through a fresh frame
 // when WebKit's storage process dies. It knows nothing of maps or logs.
-import { AttrmapError, isDOMException, serverLost, storageError } from "../store/errors.js";
+import { AttrmapError, isDOMException, noIndexedDB, serverLost, storageError } from "../store/errors.js";
 import { Events } from "../store/events.js";
 import { freshIndexedDB, unreachable } from "./frame.js";
 import { dataLost, type Identity, storedIdentity } from "./identity.js";
@@ -32,17 +32,25 @@ export class Connection {
 
   constructor(
     readonly name: string,
-    private factory: IDBFactory,
+    /** Undefined where there is no IndexedDB: every open then fails with `unavailable`. */
+    private factory: IDBFactory | undefined,
     /** The `IDBKeyRange` class of the IndexedDB in use: a frame's, once this connection reached one (see open). */
     public keyRange: typeof IDBKeyRange,
   ) {}
 
+  /** Throws `unavailable` where there is no IndexedDB: a caller checks this before any other work. */
+  needIndexedDB(): void {
+    if (!this.factory) throw noIndexedDB(this.name);
+  }
+
   private open(reconnected = false): Promise<IDBDatabase> {
     return new Promise((resolve, reject) => {
       const doing = `opening database "${this.name}" at version ${DB_VERSION}`;
+      const factory = this.factory;
       let req: IDBOpenDBRequest;
       try {
-        req = this.factory.open(this.name, DB_VERSION);
+        if (!factory) throw noIndexedDB(this.name);
+        req = factory.open(this.name, DB_VERSION);
       } catch (e) {
         reject(storageError(e, doing));
         return;
@@ -95,7 +103,7 @@ export class Connection {
           );
         if (!serverLost(req.error)) return reject(error);
         // The storage process died (WebKit): connect again through a fresh document, once.
-        const fresh = reconnected ? undefined : freshIndexedDB(this.factory);
+        const fresh = reconnected ? undefined : freshIndexedDB(factory);
         if (!fresh) return reject(this.fail("unavailable", unreachable(this.name, error)));
         this.factory = fresh.factory;
         this.keyRange = fresh.keyRange;

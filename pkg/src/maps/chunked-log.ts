@@ -269,7 +269,8 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const o = args.options("options", options);
     const cursor = (key: string) => {
       const value = args.field("options", o, key);
-      return args.noCursor(value) ? undefined : args.count(`options.${key}`, value, 0);
+      // null is what a page gives at either end: no cursor, as undefined.
+      return value == null ? undefined : args.count(`options.${key}`, value, 0);
     };
     const [before, after] = [cursor("before"), cursor("after")];
     const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));

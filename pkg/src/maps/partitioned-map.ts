@@ -507,7 +507,7 @@ export class PartitionedMap<V> {
   async page(options: MapPageOptions): Promise<MapPage<V>> {
     const o = args.options("options", options);
     const cursor = args.field("options", o, "after");
-    const after = args.noCursor(cursor) ? undefined : args.text("options.after", cursor);
+    const after = cursor == null ? undefined : args.text("options.after", cursor); // null (a last page's next): no cursor
     const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));
     const doing = `reading a page of map "${this.name}"`;
     return this.withLayout(async (layout) => {

@@ -75,11 +75,6 @@ export function number(name: string, value: unknown): number {
   return value;
 }
 
-/** Whether a page's cursor option is absent: undefined, or null (what a page gives at either end). */
-export function noCursor(value: unknown): value is null | undefined {
-  return value === undefined || value === null;
-}
-
 /** A number, or undefined for a field left out. */
 export function optionalNumber(name: string, value: unknown): number | undefined {
   return value === undefined ? undefined : number(name, value);

@@ -11,9 +11,10 @@ import { PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-
 import { CustomerDirectory, type CustomerDirectoryOptions } from "../samples/customer-directory.js";
 import { type LogRecord, valueRecords } from "../samples/records.js";
 import { SubscriberArchive, type SubscriberArchiveOptions } from "../samples/subscriber-archive.js";
+import { ready } from "../wasm/store-module.js";
 import * as args from "./args.js";
 import type { Context } from "./context.js";
-import { AttrmapError } from "./errors.js";
+import type { AttrmapError } from "./errors.js";
 import type { StoreEvent } from "./events.js";
 import { persist, type StorageStatus, storageStatus } from "./persistence.js";
 
@@ -30,16 +31,22 @@ export interface IDBKeyRangeLike {
 /** What `openAttrmap(options)` opens: which database, through which IndexedDB and locks. */
 export interface OpenOptions {
   /** IndexedDB database name (default `"attrmap"`). */
-  name?: string;
+  name?: string | undefined;
   /** The IndexedDB factory; defaults to `globalThis.indexedDB`. Pass one in Node (e.g. fake-indexeddb). */
-  indexedDB?: IDBFactoryLike;
+  indexedDB?: IDBFactoryLike | undefined;
   /** The `IDBKeyRange` class that goes with `indexedDB`; defaults to `globalThis.IDBKeyRange`. */
-  IDBKeyRange?: IDBKeyRangeLike;
+  IDBKeyRange?: IDBKeyRangeLike | undefined;
   /**
    * The lock manager; defaults to `navigator.locks`, or where that is missing (Node before
    * 24, insecure contexts) an in-process fallback that serializes writers of this realm only.
    */
-  locks?: LockManagerLike;
+  locks?: LockManagerLike | undefined;
+}
+
+/** The store's wasm module started where there is IndexedDB; else `unavailable`, no work done (a server rendering a page). */
+async function started(ctx: Context): Promise<void> {
+  ctx.store.connection.needIndexedDB();
+  await ready();
 }
 
 /** One attrmap database: its maps and logs, and the changes committed to it. Open it with `openAttrmap`. */
@@ -54,22 +61,26 @@ export class Attrmap {
 
   /** A generic partitioned map of values of type `V`. */
   async partitionedMap<V>(name: string, options: PartitionedMapOptions = {}): Promise<PartitionedMap<V>> {
+    await started(this.ctx);
     return PartitionedMap.open<V>(this.ctx, args.mapName("name", name), options);
   }
 
   /** A generic chunked log of values of type `V`, stored as `{sequence, value}` records. */
   async chunkedLog<V>(name: string, options: ChunkedLogOptions = {}): Promise<ChunkedLog<V, LogRecord<V>>> {
+    await started(this.ctx);
     const log = args.mapName("name", name);
     return ChunkedLog.open(this.ctx, log, options, valueRecords<V>(log));
   }
 
   /** The customer directory of the reference samples (map `CustomerProfilesByEmailPartition`, email keys). */
   async customerDirectory(options: CustomerDirectoryOptions = {}): Promise<CustomerDirectory> {
+    await started(this.ctx);
     return CustomerDirectory.open(this.ctx, options);
   }
 
   /** The subscriber archive of the reference samples (log `SubscriberChunks`). */
   async subscriberArchive(options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
+    await started(this.ctx);
     return SubscriberArchive.open(this.ctx, options);
   }
 
@@ -159,24 +170,30 @@ function hasMethod(value: unknown, method: string): boolean {
   );
 }
 
-/** Opens (lazily: the database is opened by the first operation) the attrmap storage of one IndexedDB database. */
+/**
+ * Opens (lazily: the database is opened by the first operation) the attrmap storage of one
+ * IndexedDB database. It never fails for want of IndexedDB: there (a server rendering a page,
+ * Node without `options.indexedDB`) every operation rejects with `unavailable`.
+ */
 export function openAttrmap(options: OpenOptions = {}): Attrmap {
   const o = args.options("options", options);
   const name = args.field("options", o, "name");
   const factory = args.field("options", o, "indexedDB") ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
   const keyRange = args.field("options", o, "IDBKeyRange") ?? (globalThis as { IDBKeyRange?: typeof IDBKeyRange }).IDBKeyRange;
   const locks = args.field("options", o, "locks");
-  if (factory === undefined) throw new AttrmapError("invalid_argument", "no IndexedDB here: pass options.indexedDB");
-  if (typeof keyRange !== "function" || !hasMethod(keyRange, "bound"))
+  // Where there is no IndexedDB (a server rendering a page, Node), the store is made anyway and
+  // each operation rejects with `unavailable` (idb/connection.ts), so that a module that opens
+  // it at its top level can be imported there.
+  if (factory !== undefined && (typeof keyRange !== "function" || !hasMethod(keyRange, "bound")))
     throw args.invalid(
       `options.IDBKeyRange must be the IDBKeyRange class of options.indexedDB, got ${args.describeType(keyRange)}`,
     );
-  if (!hasMethod(factory, "open"))
+  if (factory !== undefined && !hasMethod(factory, "open"))
     throw args.invalid(`options.indexedDB must be an IDBFactory, got ${args.describeType(factory)}`);
   if (locks !== undefined && !hasMethod(locks, "request"))
     throw args.invalid(`options.locks must have a request() method, got ${args.describeType(locks)}`);
   const database = name === undefined ? "attrmap" : args.string("options.name", name);
-  const connection = new Connection(database, factory as IDBFactory, keyRange as typeof IDBKeyRange);
+  const connection = new Connection(database, factory as IDBFactory | undefined, keyRange as typeof IDBKeyRange);
   const store = new InstanceStore(connection, new Announcer(database));
   return new Attrmap({ store, locks: (locks as LockManagerLike | undefined) ?? defaultLocks() });
 }

@@ -26,6 +26,9 @@ export const ERROR_CODES = [
   // The database as a whole (docs/storage.md, "When data is lost")
   "data_lost",
   "outcome_unknown",
+  // Where the store cannot run yet, or at all (docs/errors.md, "Server-side rendering")
+  "unavailable",
+  "not_ready",
 ] as const;
 
 /** Stable codes for every error the package throws. */
@@ -103,6 +106,15 @@ export function storageError(error: unknown, doing: string): AttrmapError {
   const detail = known ? error.message : String(error);
   const code = serverLost(error) ? "connection_closed" : (DOM_ERROR_CODES[name] ?? "storage_error");
   return new AttrmapError(code, `${doing} failed: ${name || "error"}${detail ? `: ${detail}` : ""}`, { cause: error });
+}
+
+/** The error of every operation of a store made where there is no IndexedDB. */
+export function noIndexedDB(database: string): AttrmapError {
+  return new AttrmapError(
+    "unavailable",
+    `no IndexedDB for database "${database}": under server-side rendering, call the store in the browser; ` +
+      "in Node, pass openAttrmap({ indexedDB, IDBKeyRange })",
+  );
 }
 
 /** An AttrmapError for stored data that breaks a rule, naming map and instance. */

@@ -1,8 +1,9 @@
-// Instantiates the Rust core once, synchronously, when the package is first imported.
-// The module is small (tens of KiB), well under the size browsers allow to compile
-// synchronously on the main thread.
-import { initSync } from "../../wasm/attrmap.js";
+// The default entry's wasm start: the module's bytes are inlined in the JavaScript, so it starts
+// synchronously at the first call that needs it (Node, workers and service workers, where a
+// fetch beside the package is not possible or not wanted). Importing it starts nothing.
 import wasmBase64 from "../../wasm/attrmap_inline.js";
 import { decodeBase64 } from "./base64.js";
+import { startFrom } from "./store-module.js";
 
-initSync({ module: decodeBase64(wasmBase64) });
+const bytes = () => decodeBase64(wasmBase64);
+startFrom({ now: bytes, later: async () => bytes() });

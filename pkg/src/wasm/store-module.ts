@@ -2,10 +2,11 @@
 // verifier's and the maintenance modules have their own: export-import/verifier.ts and
 // maintenance.ts). Every function here takes primitives its callers have already checked for
 // type and size (see args.ts); the core checks values and throws coded errors, rethrown as
-// AttrmapError.
+// AttrmapError. Importing it starts nothing: the module starts at the first call that needs it
+// (see `ready`), so that an import in a server build or a prerender does no work and waits on nothing.
 import type { PlacedSink } from "../../wasm/attrmap.js";
-import * as wasm from "../../wasm/attrmap.js";
-import { callCore } from "../store/errors.js";
+import * as glue from "../../wasm/attrmap.js";
+import { AttrmapError, callCore } from "../store/errors.js";
 import {
   APPEND_PLAN_ARCHIVE_COUNT,
   APPEND_PLAN_ARCHIVE_FROM,
@@ -16,23 +17,69 @@ import {
   FNV_OFFSET_BASIS,
 } from "./constants.js";
 import type { LogBook } from "./encodings.js";
+import { startOnce } from "./module-file.js";
+
+/** @internal Where this realm's entry gets the module: bytes at hand (inlined), or compiled once fetched. */
+export interface ModuleSource {
+  now?: () => BufferSource;
+  later: () => Promise<WebAssembly.Module | BufferSource>;
+}
+
+let source: ModuleSource | undefined;
+let running = false;
+
+/** @internal Called by the entry as it is imported (wasm/init.ts, init-streaming.ts): where the module is; it starts nothing. */
+export function startFrom(from: ModuleSource): void {
+  source = from;
+}
+
+function run(module: WebAssembly.Module | BufferSource): void {
+  glue.initSync({ module });
+  running = true;
+}
+
+/**
+ * Starts the store's wasm module, once, and resolves when it runs. Every store operation calls
+ * it first; in "attrmap/browser" (which fetches the module) the synchronous rules
+ * (`emailPartition`, `keyPartition`, ...) need it to have resolved once; call it early to have
+ * the module warm. Rejects with `storage_error` where the module cannot be loaded.
+ */
+export const ready: () => Promise<void> = startOnce("the store's wasm module", async () => {
+  const module = await source!.later();
+  if (!running) run(module); // a synchronous start may have come first
+});
+
+function notStarted(): never {
+  throw new AttrmapError("not_ready", '"attrmap/browser" starts its wasm at the first store operation: await ready() first');
+}
+
+/**
+ * Calls into the module (`callCore`), started first: now, where the bytes are at hand; else
+ * `not_ready` until `ready()` resolved. (The glue is only ever named, never passed around, so
+ * that bundlers drop what of it the package does not call.)
+ */
+function call<T>(into: () => T): T {
+  if (!running) run((source?.now ?? notStarted)());
+  return callCore(into);
+}
 
 /** The largest piece of a byte array hashed in one crossing. */
 export const HASH_PIECE = 1 << 20;
 
 // The core's checks and rules, each a thin call: the rule and its message live in Rust.
-export const resolvePartitionCount = (count: number | undefined): number => callCore(() => wasm.resolvePartitionCount(count));
-export const resolveChunkSize = (size: number | undefined): number => callCore(() => wasm.resolveChunkSize(size));
-export const checkLayoutVersion = (version: number): void => callCore(() => wasm.checkLayoutVersion(version));
-export const checkMapName = (arg: string, name: string): void => callCore(() => wasm.checkMapName(arg, name));
-export const checkKeyRule = (name: string, custom: boolean): void => callCore(() => wasm.checkKeyRule(name, custom));
+export const resolvePartitionCount = (count: number | undefined): number => call(() => glue.resolvePartitionCount(count));
+export const resolveChunkSize = (size: number | undefined): number => call(() => glue.resolveChunkSize(size));
+export const checkLayoutVersion = (version: number): void => call(() => glue.checkLayoutVersion(version));
+export const checkMapName = (arg: string, name: string): void => call(() => glue.checkMapName(arg, name));
+export const checkKeyRule = (name: string, custom: boolean): void => call(() => glue.checkKeyRule(name, custom));
 export const checkSubscriberFields = (idLength: number, addressLength: number): void =>
-  callCore(() => wasm.checkSubscriberFields(idLength, addressLength));
+  call(() => glue.checkSubscriberFields(idLength, addressLength));
 
 /** FNV-1a of `bytes`, crossing in pieces so that no input needs more than a piece of wasm memory. */
 export function hashBytes(bytes: Uint8Array): number {
   let hash = FNV_OFFSET_BASIS;
-  for (let at = 0; at < bytes.length; at += HASH_PIECE) hash = wasm.fnv1a32Continue(hash, bytes.subarray(at, at + HASH_PIECE));
+  for (let at = 0; at < bytes.length; at += HASH_PIECE)
+    hash = call(() => glue.fnv1a32Continue(hash, bytes.subarray(at, at + HASH_PIECE)));
   return hash;
 }
 
@@ -64,7 +111,7 @@ const sink: PlacedSink = {
 export function placeKey(key: string, email: boolean, partitionCount: number): Placed {
   placing = key;
   // One crossing with the key; numbers come back, never a string (decoding one costs more than the placing).
-  callCore(() => wasm.placeKey(key, email, partitionCount, sink));
+  call(() => glue.placeKey(key, email, partitionCount, sink));
   return placed!;
 }
 
@@ -80,22 +127,22 @@ export function partitionName(index: number, partitionCount: number): string {
     if (names.size === NAME_TABLES) names.delete(names.keys().next().value!);
     names.set(partitionCount, (table = []));
   }
-  return (table[index] ??= callCore(() => wasm.partitionName(index, partitionCount)));
+  return (table[index] ??= call(() => glue.partitionName(index, partitionCount)));
 }
 
 /** `true` when `token` means `current`; throws `invalid_page_token` unless it is a boundary of `segments`. */
 export const isCurrentToken = (token: string, segments: Float64Array): boolean =>
-  callCore(() => wasm.validatePageToken(token, segments));
+  call(() => glue.validatePageToken(token, segments));
 /** The 20-digit token of the archive whose first record has `firstSequence`. */
-export const archiveToken = (firstSequence: number): string => callCore(() => wasm.archiveChunkToken(firstSequence));
+export const archiveToken = (firstSequence: number): string => call(() => glue.archiveChunkToken(firstSequence));
 /** The 20-digit token of the archive starting at a sequence written in decimal digits (a bigint's). */
-export const archiveTokenOfDecimal = (digits: string): string => callCore(() => wasm.archiveChunkTokenOfDecimal(digits));
+export const archiveTokenOfDecimal = (digits: string): string => call(() => glue.archiveChunkTokenOfDecimal(digits));
 
 /** The bookkeeping of a new, empty log with chunks of `size`: no archive yet. */
-export const newLog = (size: number): LogBook => ({ book: callCore(() => wasm.newLog(size)), latest: "" });
+export const newLog = (size: number): LogBook => ({ book: call(() => glue.newLog(size)), latest: "" });
 
 /** Checks a log's bookkeeping: LogCheckSlot's numbers (constants.ts); `corrupt_data` for bookkeeping that breaks a rule. */
-export const checkLog = (log: LogBook): Float64Array => callCore(() => wasm.checkLog(log.book, log.latest));
+export const checkLog = (log: LogBook): Float64Array => call(() => glue.checkLog(log.book, log.latest));
 
 /** The writes of an append: first and next sequence, and the chunks to archive. */
 export interface AppendPlan {
@@ -106,7 +153,7 @@ export interface AppendPlan {
 
 /** The core's plan for appending `count` records to a log whose `current` holds `currentLength`. */
 export function appendPlan(log: LogBook, currentLength: number, count: number): AppendPlan {
-  const out = callCore(() => wasm.appendPlan(log.book, log.latest, currentLength, count));
+  const out = call(() => glue.appendPlan(log.book, log.latest, currentLength, count));
   const [from, length] = [out[APPEND_PLAN_ARCHIVE_FROM]!, out[APPEND_PLAN_CHUNK_LENGTH]!];
   return {
     firstSequence: out[APPEND_PLAN_FIRST_SEQUENCE]!,
@@ -117,7 +164,7 @@ export function appendPlan(log: LogBook, currentLength: number, count: number): 
 
 /** Checks the chunk read for `token` and returns the next older page's token. */
 export const pageNext = (log: LogBook, token: string, present: boolean, sequences: Float64Array, recordName: string): string =>
-  callCore(() => wasm.pageNext(log.book, log.latest, token, present, sequences, recordName));
+  call(() => glue.pageNext(log.book, log.latest, token, present, sequences, recordName));
 /** The token of the page holding `sequence` (the oldest retained one for a dropped sequence), or `""` past the newest record. */
 export const pageOfSequence = (log: LogBook, sequence: number): string =>
-  callCore(() => wasm.pageOfSequence(log.book, log.latest, sequence));
+  call(() => glue.pageOfSequence(log.book, log.latest, sequence));
