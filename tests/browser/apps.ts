@@ -3,6 +3,7 @@
 // dev server, real production builds (Vite, esbuild, webpack, Rollup) served as static files.
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -44,35 +45,72 @@ export const bin = (name: string) => join(BIN, name);
 /** Vite's CLI of the major version `major` (tests/package.json has vite, and vite 7 as "vite7"). */
 export const viteCli = (major: 7 | 8) => join(TESTS, "node_modules", major === 7 ? "vite7" : "vite", "bin/vite.js");
 
-/** A Vite dev server of `major` over `dir` on 127.0.0.1, started and ready. */
-export async function viteDev(dir: string, major: 7 | 8): Promise<{ origin: string; close(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [viteCli(major), "--host", "127.0.0.1", "--port", "0", "--strictPort"], {
-    cwd: dir,
-    env: { ...process.env, NO_COLOR: "1" },
-  });
+/** A server a tool runs (a dev server, a framework's production server): its origin, and how to stop it. */
+export interface ToolServer {
+  origin: string;
+  /** All it printed so far. */
+  output(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `args` with Node in `dir` (with `env` added) and waits for it to print its origin:
+ * the first group of `ready`, or `origin` itself once `ready` matches.
+ */
+export async function toolServer(
+  what: string,
+  args: string[],
+  dir: string,
+  ready: RegExp,
+  { env = {}, origin }: { env?: Record<string, string>; origin?: string } = {},
+): Promise<ToolServer> {
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, NO_COLOR: "1", ...env } });
   let output = "";
-  const origin = await within(
-    `vite ${major} dev server to start`,
+  const found = await within(
+    `${what} to start`,
     new Promise<string>((ok, fail) => {
       const read = (d: Buffer) => {
         output += d;
-        const url = /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (url) ok(url[1]!);
+        const match = ready.exec(output);
+        if (match) ok(origin ?? match[1]!);
       };
       child.stdout!.on("data", read);
       child.stderr!.on("data", read);
-      child.on("exit", (code) => fail(new Error(`vite exited with ${code}:\n${output}`)));
+      child.on("exit", (code) => fail(new Error(`${what} exited with ${code}:\n${output}`)));
     }),
     60_000,
-  );
+  ).catch((e: unknown) => {
+    child.kill("SIGKILL");
+    throw e;
+  });
   return {
-    origin,
+    origin: found,
+    output: () => output,
     close: () =>
       new Promise((ok) => {
+        if (child.exitCode !== null) return ok();
         child.once("exit", () => ok());
         child.kill("SIGTERM");
       }),
   };
+}
+
+/** Vite's dev server line that gives its origin. */
+export const VITE_READY = /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/;
+
+/** A Vite dev server of `major` over `dir` on 127.0.0.1, started and ready. */
+export function viteDev(dir: string, major: 7 | 8): Promise<ToolServer> {
+  const args = [viteCli(major), "--host", "127.0.0.1", "--port", "0", "--strictPort"];
+  return toolServer(`vite ${major} dev server`, args, dir, VITE_READY);
+}
+
+/** A TCP port free on 127.0.0.1 now (for servers that cannot be told to pick one). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((ok) => server.close(ok));
+  return port;
 }
 
 export interface BuiltApp {
