@@ -8,17 +8,20 @@ import { useLiveQuery } from "attrmap/react";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 
+let queried = 0;
+const query = async (s: Attrmap) => {
+  queried++;
+  return (await s.customerDirectory()).getProfile("dana@example.com");
+};
+
+/** The README's pattern: the profile, or the initial value ("loading") until the first result. */
+function Customer({ from }: { from: Attrmap | undefined }) {
+  const profile = useLiveQuery(from, query, [], "loading");
+  return createElement("p", null, typeof profile === "string" ? profile : (profile?.fullName ?? "none"));
+}
+
 test("useLiveQuery renders initial on the server and never calls the store; no store at all renders initial too", () => {
   const store = openAttrmap({ name: "rendered-on-a-server" });
-  let queried = 0;
-  const query = async (s: Attrmap) => {
-    queried++;
-    return (await s.customerDirectory()).getProfile("dana@example.com");
-  };
-  const Customer = ({ from }: { from: Attrmap | undefined }) => {
-    const profile = useLiveQuery(from, query, [], "loading");
-    return createElement("p", null, typeof profile === "string" ? profile : (profile?.fullName ?? "none"));
-  };
   assert.equal(renderToString(createElement(Customer, { from: store })), "<p>loading</p>");
   assert.equal(renderToString(createElement(Customer, { from: undefined })), "<p>loading</p>");
   assert.equal(queried, 0);
