@@ -2,6 +2,9 @@
 // JSON answer a line, one request at a time. Whatever goes wrong (it cannot start, exits,
 // hangs, prints something that is not an answer, answers another request) comes back as a
 // fault for the request asked, and the program is stopped so the next request finds a fresh one.
+// The program may be a wrapper (`go run`, `cargo run`, `npx`, a shell script) whose child does
+// the work and holds the same standard output: so it runs in a process group of its own, which is
+// stopped whole, and the runner never waits for the output to close after a kill.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Answer } from "./judge.js";
@@ -74,6 +77,31 @@ interface Run {
   wake?: () => void;
 }
 
+/** Process groups can be signalled on POSIX systems; elsewhere only the program itself is. */
+const GROUPS = process.platform !== "win32";
+
+/** The testees running now, stopped whole if the runner ends first (an error, Ctrl-C). */
+const running = new Set<ChildProcessWithoutNullStreams>();
+
+/** Sends `signal` to the program and everything it started (its process group). */
+function signalAll(child: ChildProcessWithoutNullStreams, signal: NodeJS.Signals): void {
+  try {
+    if (GROUPS && child.pid !== undefined) process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    // already gone
+  }
+}
+
+process.once("exit", () => {
+  for (const child of running) signalAll(child, "SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+  process.once(signal, () => {
+    for (const child of running) signalAll(child, "SIGKILL");
+    process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const)[signal]);
+  });
+
 /** The testee program, started when first asked and again after each fault. */
 export class ProcessTestee {
   private run: Run | undefined;
@@ -84,7 +112,9 @@ export class ProcessTestee {
   ) {}
 
   private start(): Run {
-    const child = spawn(this.command, this.args, { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(this.command, this.args, { stdio: ["pipe", "pipe", "pipe"], detached: GROUPS });
+    running.add(child);
+    child.once("exit", () => running.delete(child));
     const run: Run = { child, lines: [], stderr: new Tail() };
     const ended = (why: string) => {
       run.exited ??= why;
@@ -141,16 +171,25 @@ export class ProcessTestee {
     }
   }
 
-  /** Ends the program: its standard input closed, then SIGKILL if it is still there after a moment. */
+  /**
+   * Ends the program: its standard input closed, then, if it has not exited after a moment, its
+   * whole process group killed. What it started goes too (a wrapper's child that kept the
+   * output open would otherwise hold the run), and nothing more is read from it.
+   */
   async stop(): Promise<void> {
     const run = this.run;
     this.run = undefined;
-    if (!run || run.exited !== undefined) return;
+    if (!run) return;
     const child = run.child;
-    const gone = new Promise<void>((resolve) => child.once("close", () => resolve()));
-    child.stdin.end();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 500);
-    await gone;
-    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.stdin.end();
+      const timer = setTimeout(() => signalAll(child, "SIGKILL"), 500);
+      await exited;
+      clearTimeout(timer);
+    }
+    signalAll(child, "SIGKILL"); // what the program started and left behind
+    child.stdout.destroy();
+    child.stderr.destroy();
   }
 }

@@ -2,7 +2,9 @@
 // real testee (the command after --) and its answer back, except where MODE says otherwise.
 //   node misbehaving.mjs MODE -- COMMAND [ARGS...]
 // MODE: wrong-archive-token=FIRST (answers that archive token one too low), crash-at=ID,
-// hang-at=ID, garbage-at=ID, wrong-id-at=ID, silent (never answers), slow=MS (each answer late).
+// hang-at=ID, garbage-at=ID, wrong-id-at=ID, silent (never answers), slow=MS (each answer late),
+// stuck-at=ID (stops for good there: reads nothing more and never exits, as a program blocked in
+// its own code does, whatever happens to its standard input).
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
@@ -20,6 +22,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 for await (const line of createInterface({ input: process.stdin })) {
   const request = JSON.parse(line);
   if (what === "silent" || (what === "hang-at" && request.id === at)) continue;
+  if (what === "stuck-at" && request.id === at) {
+    setInterval(() => {}, 1 << 30);
+    await new Promise(() => {});
+  }
   if (what === "crash-at" && request.id === at) {
     process.stderr.write(`misbehaving: crashing at request ${at}\n`);
     process.exit(3);

@@ -221,6 +221,31 @@ test("a testee that hangs on one request: that case fails after the case time li
   assert.ok(r.ms < 30_000, `${r.ms} ms`);
 });
 
+test("a testee started through a wrapper (a shell script, a Node launcher) that gets stuck: bounded, nothing left", () => {
+  // The wrapper's child does the work and holds the runner's pipe; the wrapper alone killed, the
+  // runner used to wait for that pipe forever.
+  const stuck = misbehaving("stuck-at=7");
+  const launcher = "require('child_process').spawn(process.argv[1], process.argv.slice(2), { stdio: 'inherit' })";
+  for (const wrapped of [
+    ["sh", "-c", '"$0" "$@"; exit $?', ...stuck],
+    [process.execPath, "-e", launcher, ...stuck],
+  ]) {
+    const r = run(["--case-timeout", "2000", "--timeout", "60000"], wrapped, 60_000);
+    assert.equal(r.status, 1, r.stdout);
+    const report = r.report();
+    assert.equal(report.failures.length, 1, JSON.stringify(report.failures, null, 1));
+    assert.match(report.failures[0]!.got ?? "", /gave no answer within 2000 ms/);
+    assert.equal(report.totals.passed, totalRequests - 1, "the testee was started again for the rest");
+    assert.ok(r.ms < 30_000, `${r.ms} ms`);
+    const left = spawnSync("ps", ["-eo", "args"], { encoding: "utf8" }).stdout.split("\n");
+    assert.deepEqual(
+      left.filter((line) => line.includes("misbehaving.mjs stuck-at=7")),
+      [],
+      "the stuck program was stopped with its wrapper",
+    );
+  }
+});
+
 test("a testee that prints garbage, or answers another request's id: that case fails, named", () => {
   oneFault("garbage-at=12", /printed a line that is not JSON: this is not JSON/);
   oneFault("wrong-id-at=12", /answered id 1012 while request 12 was asked/);
