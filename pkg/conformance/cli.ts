@@ -10,7 +10,7 @@ import { runCases } from "./run.js";
 import { ProcessTestee } from "./testee.js";
 
 const USAGE = `usage: attrmap-conformance [--sdk NAME] [--report FILE.json] [--case-timeout MS] [--timeout MS]
-                           [--vectors DIR] -- COMMAND [ARGS...]
+                           [--vectors DIR] [--allow-empty] -- COMMAND [ARGS...]
 
 Starts COMMAND and sends it every conformance vector, one JSON request a line on its standard
 input; it answers one JSON line each on its standard output (docs/conformance.md).
@@ -20,9 +20,13 @@ input; it answers one JSON line each on its standard output (docs/conformance.md
   --case-timeout MS    time for one answer (default 10000); the testee is then started again
   --timeout MS         time for the whole run (default 600000)
   --vectors DIR        the vector files (default: those of this package)
-Exit status: 0 every case passed or is a known divergence, 1 a failure, 2 a usage error.`;
+  --allow-empty        pass a run in which the testee answered no case (every op unsupported)
+Exit status: 0 every case passed or is a known divergence, 1 a failure (or nothing checked),
+2 a usage error.`;
 
 class UsageError extends Error {}
+/** `--help`: the usage on standard output, and success. */
+class Help extends Error {}
 
 interface Options {
   sdk?: string;
@@ -30,6 +34,7 @@ interface Options {
   caseTimeoutMs: number;
   totalTimeoutMs: number;
   vectors: string;
+  allowEmpty: boolean;
   command: string[];
 }
 
@@ -38,6 +43,7 @@ function parse(argv: readonly string[]): Options {
     caseTimeoutMs: 10_000,
     totalTimeoutMs: 600_000,
     vectors: fileURLToPath(new URL("../../vectors/", import.meta.url)),
+    allowEmpty: false,
     command: [],
   };
   const rest = [...argv];
@@ -60,7 +66,8 @@ function parse(argv: readonly string[]): Options {
     else if (arg === "--case-timeout") options.caseTimeoutMs = ms(arg);
     else if (arg === "--timeout") options.totalTimeoutMs = ms(arg);
     else if (arg === "--vectors") options.vectors = value(arg);
-    else if (arg === "--help" || arg === "-h") throw new UsageError("");
+    else if (arg === "--allow-empty") options.allowEmpty = true;
+    else if (arg === "--help" || arg === "-h") throw new Help();
     else throw new UsageError(`unknown argument ${JSON.stringify(arg)}`);
   }
   if (options.command.length === 0) throw new UsageError("no testee: give its command after --");
@@ -79,6 +86,10 @@ async function main(argv: readonly string[]): Promise<number> {
         `--sdk must be one of the SDKs the vectors mark (${sdks.join(", ")}), got ${JSON.stringify(options.sdk)}`,
       );
   } catch (e) {
+    if (e instanceof Help) {
+      console.log(USAGE);
+      return 0;
+    }
     if (!(e instanceof UsageError) && !(e instanceof Error && "code" in e && e.code === "ENOENT")) throw e;
     if (e.message) console.error(`attrmap-conformance: ${e.message}`);
     console.error(USAGE);
@@ -91,7 +102,7 @@ async function main(argv: readonly string[]): Promise<number> {
     totalTimeoutMs: options.totalTimeoutMs,
     maxFaultsInARow: 5,
   });
-  const report = buildReport(options.command, options.sdk, outcomes);
+  const report = buildReport(options.command, options.sdk, outcomes, options.allowEmpty);
   console.log(formatReport(report));
   if (options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
   return report.ok ? 0 : 1;

@@ -72,7 +72,11 @@ function entry(c: Case, got?: string, mark?: Mark): Entry {
   return e;
 }
 
-export function buildReport(testee: string[], sdk: string | undefined, outcomes: readonly Outcome[]): Report {
+/**
+ * The report of a run. A run in which the testee answered no case at all (every op
+ * `unsupported`: a misspelled op name, a testee not wired yet) fails unless `allowEmpty`.
+ */
+export function buildReport(testee: string[], sdk: string | undefined, outcomes: readonly Outcome[], allowEmpty = false): Report {
   const report: Report = {
     testee,
     sdk: sdk ?? null,
@@ -93,7 +97,8 @@ export function buildReport(testee: string[], sdk: string | undefined, outcomes:
     else if (verdict.kind === "passed" && verdict.fixed) report.fixed.push(entry(c, undefined, verdict.fixed));
     else if (verdict.kind === "skipped") report.unsupported[c.op] = (report.unsupported[c.op] ?? 0) + 1;
   }
-  report.ok = report.totals.failed === 0;
+  const answered = report.totals.passed + report.totals.failed + report.totals.known;
+  report.ok = report.totals.failed === 0 && (answered > 0 || allowEmpty);
   return report;
 }
 
@@ -142,6 +147,8 @@ export function formatReport(r: Report): string {
   if (skipped.length)
     out.push("", `SKIPPED: the testee does not implement ${skipped.map(([op, n]) => `${op} (${n})`).join(", ")}`);
   const t = r.totals;
+  if (t.passed + t.failed + t.known === 0 && !r.ok)
+    out.push("", "NOTHING CHECKED: the testee answered no case; a run that checks nothing fails (--allow-empty passes it)");
   out.push(
     "",
     `${t.passed} passed, ${t.failed} failed, ${t.known} known divergences, ${t.skipped} skipped: ${r.ok ? "PASS" : "FAIL"}`,
