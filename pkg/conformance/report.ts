@@ -62,7 +62,7 @@ function entry(c: Case, got?: string, mark?: Mark): Entry {
     class: c.class,
     op: c.op,
     input: clipped(c.input),
-    expected: describeExpected(c.expected),
+    expected: clip(describeExpected(c.expected), 300),
   };
   if (got !== undefined) e.got = clip(got, 300);
   if (mark) {
