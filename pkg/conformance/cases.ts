@@ -75,7 +75,12 @@ export class Vectors {
   constructor(readonly dir: string) {}
 
   json<T>(file: string): T {
-    return JSON.parse(readFileSync(join(this.dir, file), "utf8")) as T;
+    const text = readFileSync(join(this.dir, file), "utf8");
+    try {
+      return JSON.parse(text) as T;
+    } catch (e) {
+      throw new SyntaxError(`${join(this.dir, file)}: ${e instanceof Error ? e.message : e}`);
+    }
   }
 
   text(file: string): string {

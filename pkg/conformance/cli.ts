@@ -4,7 +4,7 @@
 // The protocol and the testees: docs/conformance.md.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Divergences, loadCases, Vectors } from "./cases.js";
+import { type Case, type Divergences, loadCases, Vectors } from "./cases.js";
 import { buildReport, formatReport } from "./report.js";
 import { runCases } from "./run.js";
 import { ProcessTestee } from "./testee.js";
@@ -25,6 +25,9 @@ Exit status: 0 every case passed or is a known divergence, 1 a failure (or nothi
 2 a usage error.`;
 
 class UsageError extends Error {}
+
+/** A file that cannot be read or written (its message names it), or vectors that are not JSON. */
+const ioProblem = (e: unknown): e is Error => (e instanceof Error && "code" in e) || e instanceof SyntaxError;
 /** `--help`: the usage on standard output, and success. */
 class Help extends Error {}
 
@@ -77,6 +80,9 @@ function parse(argv: readonly string[]): Options {
 async function main(argv: readonly string[]): Promise<number> {
   let options: Options;
   let vectors: Vectors;
+  let cases: Case[];
+  // Every problem of the arguments or of the files is found before the testee starts: a usage
+  // error prints the usage, a file that cannot be read or written one line naming it; exit 2.
   try {
     options = parse(argv);
     vectors = new Vectors(options.vectors);
@@ -85,18 +91,24 @@ async function main(argv: readonly string[]): Promise<number> {
       throw new UsageError(
         `--sdk must be one of the SDKs the vectors mark (${sdks.join(", ")}), got ${JSON.stringify(options.sdk)}`,
       );
+    cases = loadCases(vectors);
+    if (options.report) writeFileSync(options.report, ""); // written at the end: writable now
   } catch (e) {
     if (e instanceof Help) {
       console.log(USAGE);
       return 0;
     }
-    if (!(e instanceof UsageError) && !(e instanceof Error && "code" in e && e.code === "ENOENT")) throw e;
-    if (e.message) console.error(`attrmap-conformance: ${e.message}`);
-    console.error(USAGE);
+    if (e instanceof UsageError) {
+      if (e.message) console.error(`attrmap-conformance: ${e.message}`);
+      console.error(USAGE);
+      return 2;
+    }
+    if (!ioProblem(e)) throw e;
+    console.error(`attrmap-conformance: ${e.message}`);
     return 2;
   }
   const [command = "", ...args] = options.command;
-  const outcomes = await runCases(loadCases(vectors), new ProcessTestee(command, args), {
+  const outcomes = await runCases(cases, new ProcessTestee(command, args), {
     ...(options.sdk === undefined ? {} : { sdk: options.sdk }),
     caseTimeoutMs: options.caseTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs,
@@ -104,7 +116,14 @@ async function main(argv: readonly string[]): Promise<number> {
   });
   const report = buildReport(options.command, options.sdk, outcomes, options.allowEmpty);
   console.log(formatReport(report));
-  if (options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
+  if (options.report)
+    try {
+      writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
+    } catch (e) {
+      if (!ioProblem(e)) throw e;
+      console.error(`attrmap-conformance: the report was not written: ${e.message}`);
+      return 2;
+    }
   return report.ok ? 0 : 1;
 }
 

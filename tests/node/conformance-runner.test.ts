@@ -4,7 +4,7 @@
 // must report is worked out here from the vector files themselves.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
@@ -294,6 +294,26 @@ test("usage errors exit 2 and say what is wrong", () => {
   const ms = usage("--case-timeout", "soon", "--", "true");
   assert.equal(ms.status, 2);
   assert.match(ms.stderr, /--case-timeout must be a whole number of milliseconds/);
+});
+
+test("a report that cannot be written, or vectors missing a file: exit 2 before the testee starts, one line naming it", () => {
+  const usage = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 30_000 });
+  const started = join(reports, "started");
+  const testee = ["sh", "-c", `touch ${started}`];
+  const report = usage("--report", "/nonexistent-folder/report.json", "--", ...testee);
+  assert.equal(report.status, 2);
+  assert.match(report.stderr, /^attrmap-conformance: ENOENT: .*\/nonexistent-folder\/report\.json'\n$/);
+  const partial = mkdtempSync(join(tmpdir(), "attrmap-vectors-"));
+  writeFileSync(join(partial, "divergences.json"), readFileSync(join(vectorsDir, "divergences.json")));
+  const vectorsMissing = usage("--vectors", partial, "--", ...testee);
+  assert.equal(vectorsMissing.status, 2);
+  assert.match(vectorsMissing.stderr, /^attrmap-conformance: ENOENT: no such file or directory, open '.*\.json'\n$/);
+  writeFileSync(join(partial, "divergences.json"), "{ not json");
+  const notJson = usage("--vectors", partial, "--", ...testee);
+  assert.equal(notJson.status, 2);
+  assert.match(notJson.stderr, /^attrmap-conformance: .*divergences\.json: .*JSON.*\n$/);
+  assert.equal(existsSync(started), false, "the testee was never started");
+  rmSync(partial, { recursive: true });
 });
 
 test("--help prints the usage on standard output and exits 0", () => {
