@@ -39,6 +39,8 @@ export interface Report {
   fixed: Entry[];
   /** Operations the testee answered `unsupported`, with how many cases each. */
   unsupported: Record<string, number>;
+  /** How many requests the run made of each operation. */
+  requests: Record<string, number>;
 }
 
 const zero = (): Counts => ({ passed: 0, failed: 0, known: 0, skipped: 0 });
@@ -87,8 +89,10 @@ export function buildReport(testee: string[], sdk: string | undefined, outcomes:
     known: [],
     fixed: [],
     unsupported: {},
+    requests: {},
   };
   for (const { case: c, verdict } of outcomes) {
+    report.requests[c.op] = (report.requests[c.op] ?? 0) + 1;
     const counts = (report.classes[c.class] ??= zero());
     counts[verdict.kind] += 1;
     report.totals[verdict.kind] += 1;
@@ -144,8 +148,9 @@ export function formatReport(r: Report): string {
     ),
   );
   const skipped = Object.entries(r.unsupported);
+  const share = (op: string, n: number) => (n === r.requests[op] ? `all ${n} requests` : `${n} of ${r.requests[op]} requests`);
   if (skipped.length)
-    out.push("", `SKIPPED: the testee does not implement ${skipped.map(([op, n]) => `${op} (${n})`).join(", ")}`);
+    out.push("", `SKIPPED: answered unsupported: ${skipped.map(([op, n]) => `${op} (${share(op, n)})`).join(", ")}`);
   const t = r.totals;
   if (t.passed + t.failed + t.known === 0 && !r.ok)
     out.push("", "NOTHING CHECKED: the testee answered no case; a run that checks nothing fails (--allow-empty passes it)");

@@ -2,7 +2,7 @@
 // real testee (the command after --) and its answer back, except where MODE says otherwise.
 //   node misbehaving.mjs MODE -- COMMAND [ARGS...]
 // MODE: wrong-archive-token=FIRST (answers that archive token one too low), crash-at=ID,
-// hang-at=ID, garbage-at=ID, wrong-id-at=ID, silent (never answers), slow=MS (each answer late),
+// hang-at=ID, garbage-at=ID, wrong-id-at=ID, unsupported-at=ID, silent (never answers), slow=MS (each answer late),
 // stuck-at=ID (stops for good there: reads nothing more and never exits, as a program blocked in
 // its own code does, whatever happens to its standard input).
 import { spawn } from "node:child_process";
@@ -33,6 +33,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   let answer = await ask(line);
   if (what === "slow") await sleep(at);
   if (what === "garbage-at" && request.id === at) answer = "this is not JSON";
+  if (what === "unsupported-at" && request.id === at) answer = JSON.stringify({ id: at, unsupported: true });
   if (what === "wrong-id-at" && request.id === at) answer = JSON.stringify({ ...JSON.parse(answer), id: at + 1000 });
   if (what === "wrong-archive-token" && request.op === "archiveToken" && request.input.firstSequence === value)
     answer = JSON.stringify({ id: request.id, result: (BigInt(value) - 1n).toString().padStart(20, "0") });

@@ -339,6 +339,23 @@ test("a testee that answers no case at all (every op unsupported) fails the run,
   const allowed = run(["--allow-empty"], nothing);
   assert.equal(allowed.status, 0, allowed.stdout);
   assert.match(allowed.stdout, /skipped: PASS$/m);
+  // Every op is skipped whole; their requests add up to every request of the vectors.
+  const line = /^SKIPPED: answered unsupported: (.*)$/m.exec(r.stdout)![1]!;
+  const shares = [...line.matchAll(/\w+ \(all (\d+) requests\)/g)];
+  assert.equal(shares.map((m) => m[0]).join(", "), line);
+  assert.equal(
+    shares.reduce((n, m) => n + Number(m[1]), 0),
+    totalRequests,
+  );
+});
+
+test("the SKIPPED line says when only some of an op's requests were answered unsupported", () => {
+  const r = run([], misbehaving("unsupported-at=7"));
+  assert.equal(r.status, 0, r.stdout);
+  const [op, n] = Object.entries(r.report().unsupported)[0]!;
+  assert.equal(n, 1);
+  const m = new RegExp(`^SKIPPED: answered unsupported: ${op} \\(1 of (\\d+) requests\\)$`, "m").exec(r.stdout);
+  assert.ok(m && Number(m[1]) > 1, r.stdout);
 });
 
 // ---- The testees of docs/conformance.md, as a maintainer copies them --------------------------
