@@ -9,9 +9,9 @@ import { openPage, SHARED_PATH, useProfile } from "./harness.js";
 
 const env = useProfile();
 // WebKit clones a stored sparse array hole by hole (0.5 s for each of the fuzz's, at every read
-// and write of the chunk or partition holding it), and every round stores more of them: five
-// rounds there take six minutes a test, nearly all in the log's appends and exports over those
-// arrays (the slowest calls the test reports). So WebKit makes one round of every call.
+// and write of the chunk or partition holding it), and every round stores more of them, which
+// every later export reads: five rounds there took six minutes a test (the slowest calls the test
+// reports). So WebKit makes one round of every call.
 const ROUNDS = ENGINE === "webkit" ? 1 : 5;
 
 function check(report: FuzzReport, t: TestContext): void {
