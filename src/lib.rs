@@ -30,6 +30,7 @@ mod email;
 mod error;
 mod export;
 mod fnv;
+mod index;
 mod layout;
 mod partition;
 mod profile;
@@ -43,6 +44,7 @@ pub use email::{canonical_edit, canonical_email, canonical_email_address, is_tri
 pub use error::{Error, ErrorCode, Result};
 pub use export::{Summary as ExportSummary, Verifier as ExportVerifier, FORMAT as EXPORT_FORMAT, VERSION as EXPORT_VERSION};
 pub use fnv::{fnv1a32, fnv1a32_bytes, fnv1a32_continue, OFFSET_BASIS as FNV_OFFSET_BASIS};
+pub use index::{index_partition, IndexPlacement, IndexValue, MAX_COMPOUND_LENGTH};
 pub use layout::{
     check_map_name, clip, describe_number, whole_number, ChunkSize, KeyRule, PartitionCount, Segment, Segments,
     DEFAULT_CHUNK_SIZE, DEFAULT_PARTITION_COUNT, FIRST_LAYOUT_VERSION, MAX_CHUNK_SIZE, MAX_SEQUENCE, PARTITION_PREFIX,
