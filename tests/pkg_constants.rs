@@ -3,7 +3,9 @@
 //! starts. Their one home is still the crate: this test renders the file from it and fails
 //! when the file differs. `ATTRMAP_WRITE_CONSTANTS=1 cargo test --test pkg_constants` writes it.
 
-use attrmap::bindings::{AppendPlanSlot, ChunkSizeChangeSlot, DropPlanSlot, LogBookSlot, LogCheckSlot, MAX_TEXT_LENGTH};
+use attrmap::bindings::{
+    AppendPlanSlot, ChunkSizeChangeSlot, DropPlanSlot, IndexValueKind, LogBookSlot, LogCheckSlot, MAX_TEXT_LENGTH,
+};
 use attrmap::{
     ChunkSize, KeyRule, PartitionCount, CURRENT, EXPORT_FORMAT, EXPORT_VERSION, FIRST_LAYOUT_VERSION, FNV_OFFSET_BASIS,
 };
@@ -48,17 +50,19 @@ fn render() -> String {
     for (doc, name, value) in constants {
         out += &format!("\n/** {doc} */\nexport const {name} = {value};\n");
     }
-    // The arrays that cross the boundary, each number by name (src/bindings/mod.rs says what each holds).
-    let slots: [(&str, &[&str]); 5] = [
+    // The arrays that cross the boundary, each number by name (src/bindings/mod.rs says what each holds),
+    // and the codes of an index value's kinds.
+    let slots: [(&str, &[&str]); 6] = [
         ("LogBookSlot", LogBookSlot::NAMES),
         ("LogCheckSlot", LogCheckSlot::NAMES),
         ("AppendPlanSlot", AppendPlanSlot::NAMES),
         ("ChunkSizeChangeSlot", ChunkSizeChangeSlot::NAMES),
         ("DropPlanSlot", DropPlanSlot::NAMES),
+        ("IndexValueKind", IndexValueKind::NAMES),
     ];
     for (set, names) in slots {
         let prefix = screaming(set.trim_end_matches("Slot"));
-        out += &format!("\n// {set} of src/bindings/mod.rs: where each number of that array is, and how many there are.\n");
+        out += &format!("\n// {set} of src/bindings/mod.rs: each number's name, and how many there are.\n");
         for (i, name) in names.iter().enumerate() {
             out += &format!("/** {set}::{name} */\nexport const {prefix}_{} = {i};\n", screaming(name));
         }

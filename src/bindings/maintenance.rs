@@ -1,11 +1,13 @@
 //! The maintenance module's bindings: the rare whole-map operations, which pages run rarely if
-//! ever: a map's resize (placing every key again), a log's chunk-size change and retention.
+//! ever: a map's resize (placing every key again), a log's chunk-size change and retention; and
+//! an index value's canonical text, which only a move to the engine's layout needs.
 
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
-use super::{log, ChunkSizeChangeSlot, DropPlanSlot};
-use crate::error::Result;
+use super::{log, ChunkSizeChangeSlot, DropPlanSlot, IndexValueKind};
+use crate::error::{Error, Result};
+use crate::index::IndexValue;
 use crate::layout::{whole_number, ChunkSize, PartitionCount, MAX_SEQUENCE};
 use crate::partition;
 
@@ -43,4 +45,36 @@ pub fn drop_plan(book: &[f64], latest: &str, page_token: &str, record_name: &str
 #[wasm_bindgen(js_name = partitionIndexes)]
 pub fn partition_indexes(bytes: &[u8], ends: &[u32], #[wasm_bindgen(js_name = partitionCount)] count: f64) -> Result<Vec<u32>> {
     partition::partition_indexes(bytes, ends, PartitionCount::from_number(count)?)
+}
+
+/// The canonical text of an index value (docs/indexes.md), its elements as `IndexValueKind`
+/// says; `compound`: they are a compound value's, else there is exactly one.
+#[wasm_bindgen(js_name = canonicalIndexValue)]
+pub fn canonical_index_value(kinds: &[u8], numbers: &[f64], units: &[u16], compound: bool) -> Result<String> {
+    let malformed = || Error::invalid_argument("the index value's encoding is malformed");
+    if kinds.len() != numbers.len() || (!compound && kinds.len() != 1) {
+        return Err(malformed());
+    }
+    let mut rest = units;
+    let mut elements = Vec::with_capacity(kinds.len());
+    for (&kind, &number) in kinds.iter().zip(numbers) {
+        elements.push(match IndexValueKind::ALL.get(usize::from(kind)).ok_or_else(malformed)? {
+            IndexValueKind::Null => IndexValue::Null,
+            IndexValueKind::False => IndexValue::Boolean(false),
+            IndexValueKind::True => IndexValue::Boolean(true),
+            IndexValueKind::Number => IndexValue::number("value", number)?,
+            IndexValueKind::Date => IndexValue::date("value", number)?,
+            IndexValueKind::Text => {
+                let length = whole_number("string length", number, 0, rest.len() as u64).map_err(|_| malformed())?;
+                let (string, after) = rest.split_at(length as usize);
+                rest = after;
+                IndexValue::Text(string.to_vec())
+            }
+        });
+    }
+    if !rest.is_empty() {
+        return Err(malformed());
+    }
+    let value = if compound { IndexValue::compound("value", elements)? } else { elements.remove(0) };
+    Ok(value.canonical())
 }

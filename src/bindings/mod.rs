@@ -65,6 +65,8 @@ macro_rules! slots {
             $($(#[doc = $slot_doc])* $slot),+
         }
         impl $name {
+            /// The slots, in order.
+            pub const ALL: &'static [Self] = &[$(Self::$slot),+];
             /// The slots' names, in order.
             pub const NAMES: &'static [&'static str] = &[$(stringify!($slot)),+];
             /// How many numbers the slots take (more may follow, as the doc says).
@@ -129,6 +131,20 @@ slots! {
         Dropped,
         /// The first sequence retained before it.
         PreviousRetainedFrom,
+    }
+}
+
+slots! {
+    /// The kind of each element of an index value as it crosses (`canonicalIndexValue`): one
+    /// byte each, beside one number each (a number's value, a date's time value, a string's
+    /// length in UTF-16 code units, else 0) and the strings' code units one after another.
+    IndexValueKind {
+        Null,
+        False,
+        True,
+        Number,
+        Date,
+        Text,
     }
 }
 

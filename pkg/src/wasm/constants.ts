@@ -34,7 +34,7 @@ export const CUSTOM_KEYS = "custom";
 /** FNV-1a's offset basis: the hash of no bytes. */
 export const FNV_OFFSET_BASIS = 0x811c9dc5;
 
-// LogBookSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+// LogBookSlot of src/bindings/mod.rs: each number's name, and how many there are.
 /** LogBookSlot::NextSequence */
 export const LOG_BOOK_NEXT_SEQUENCE = 0;
 /** LogBookSlot::RetainedFrom */
@@ -42,7 +42,7 @@ export const LOG_BOOK_RETAINED_FROM = 1;
 /** The numbers of LogBookSlot. */
 export const LOG_BOOK_LENGTH = 2;
 
-// LogCheckSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+// LogCheckSlot of src/bindings/mod.rs: each number's name, and how many there are.
 /** LogCheckSlot::CurrentFirst */
 export const LOG_CHECK_CURRENT_FIRST = 0;
 /** LogCheckSlot::CurrentLength */
@@ -54,7 +54,7 @@ export const LOG_CHECK_ARCHIVED_CHUNKS = 3;
 /** The numbers of LogCheckSlot. */
 export const LOG_CHECK_LENGTH = 4;
 
-// AppendPlanSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+// AppendPlanSlot of src/bindings/mod.rs: each number's name, and how many there are.
 /** AppendPlanSlot::FirstSequence */
 export const APPEND_PLAN_FIRST_SEQUENCE = 0;
 /** AppendPlanSlot::NextSequence */
@@ -68,7 +68,7 @@ export const APPEND_PLAN_ARCHIVE_COUNT = 4;
 /** The numbers of AppendPlanSlot. */
 export const APPEND_PLAN_LENGTH = 5;
 
-// ChunkSizeChangeSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+// ChunkSizeChangeSlot of src/bindings/mod.rs: each number's name, and how many there are.
 /** ChunkSizeChangeSlot::Changed */
 export const CHUNK_SIZE_CHANGE_CHANGED = 0;
 /** ChunkSizeChangeSlot::CutFirst */
@@ -78,7 +78,7 @@ export const CHUNK_SIZE_CHANGE_CUT_LENGTH = 2;
 /** The numbers of ChunkSizeChangeSlot. */
 export const CHUNK_SIZE_CHANGE_LENGTH = 3;
 
-// DropPlanSlot of src/bindings/mod.rs: where each number of that array is, and how many there are.
+// DropPlanSlot of src/bindings/mod.rs: each number's name, and how many there are.
 /** DropPlanSlot::RetainedFrom */
 export const DROP_PLAN_RETAINED_FROM = 0;
 /** DropPlanSlot::Dropped */
@@ -87,3 +87,19 @@ export const DROP_PLAN_DROPPED = 1;
 export const DROP_PLAN_PREVIOUS_RETAINED_FROM = 2;
 /** The numbers of DropPlanSlot. */
 export const DROP_PLAN_LENGTH = 3;
+
+// IndexValueKind of src/bindings/mod.rs: each number's name, and how many there are.
+/** IndexValueKind::Null */
+export const INDEX_VALUE_KIND_NULL = 0;
+/** IndexValueKind::False */
+export const INDEX_VALUE_KIND_FALSE = 1;
+/** IndexValueKind::True */
+export const INDEX_VALUE_KIND_TRUE = 2;
+/** IndexValueKind::Number */
+export const INDEX_VALUE_KIND_NUMBER = 3;
+/** IndexValueKind::Date */
+export const INDEX_VALUE_KIND_DATE = 4;
+/** IndexValueKind::Text */
+export const INDEX_VALUE_KIND_TEXT = 5;
+/** The numbers of IndexValueKind. */
+export const INDEX_VALUE_KIND_LENGTH = 6;
