@@ -10,7 +10,7 @@
 //! languages could round apart).
 
 use crate::error::{Error, Result};
-use crate::layout::{describe_number, PartitionCount};
+use crate::layout::{describe_number, is_whole, PartitionCount};
 use crate::partition::{key_partition, KeyPartition};
 use crate::prelude::*;
 use crate::text::{text, zero_padded};
@@ -48,7 +48,7 @@ impl IndexValue {
 
     /// A date by its time value, checked (an invalid `Date` has none).
     pub fn date(what: &str, time: f64) -> Result<Self> {
-        if !(time.abs() <= MAX_TIME_VALUE && time == time.trunc()) {
+        if !(time.abs() <= MAX_TIME_VALUE && is_whole(time)) {
             return Err(Error::invalid_argument(text!(
                 what,
                 " must be a valid date: a whole number of milliseconds within 8.64e15 of 1970 (got ",
@@ -81,7 +81,7 @@ impl IndexValue {
         match self {
             Self::Null => out.push_str("null"),
             Self::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
-            Self::Number(n) if n.abs() <= MAX_SAFE_INTEGER && *n == n.trunc() => push_integer(out, *n),
+            Self::Number(n) if n.abs() <= MAX_SAFE_INTEGER && is_whole(*n) => push_integer(out, *n),
             Self::Number(n) => {
                 out.push_str("{\"$f64\":\"");
                 out.push_str(&hex16(n.to_bits()));
@@ -127,7 +127,7 @@ fn push_integer(out: &mut String, n: f64) {
     if n < 0.0 {
         out.push('-');
     }
-    out.push_str(&zero_padded(n.abs() as u128, 0));
+    out.push_str(&zero_padded(u128::from(n.abs() as u64), 0));
 }
 
 /// 64 bits as 16 lowercase hexadecimal digits.

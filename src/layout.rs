@@ -60,7 +60,7 @@ pub fn describe_number(value: f64) -> String {
 
 /// Whether a number is an integer (`f64::fract` is std's, not core's). From 2^52 on every
 /// float is one; below, the cast to an integer and back is exact only for an integer.
-fn is_whole(value: f64) -> bool {
+pub(crate) fn is_whole(value: f64) -> bool {
     value.abs() >= 4_503_599_627_370_496.0 && value.is_finite() || (value as i64) as f64 == value
 }
 

@@ -65,16 +65,17 @@ pub fn canonical_index_value(kinds: &[u8], numbers: &[f64], units: &[u16], compo
             IndexValueKind::Number => IndexValue::number("value", number)?,
             IndexValueKind::Date => IndexValue::date("value", number)?,
             IndexValueKind::Text => {
-                let length = whole_number("string length", number, 0, rest.len() as u64).map_err(|_| malformed())?;
-                let (string, after) = rest.split_at(length as usize);
-                rest = after;
-                IndexValue::Text(string.to_vec())
+                let length = whole_number("string length", number, 0, rest.len() as u64).map_err(|_| malformed())? as usize;
+                let string = rest.get(..length).ok_or_else(malformed)?.to_vec();
+                rest = rest.get(length..).ok_or_else(malformed)?;
+                IndexValue::Text(string)
             }
         });
     }
     if !rest.is_empty() {
         return Err(malformed());
     }
-    let value = if compound { IndexValue::compound("value", elements)? } else { elements.remove(0) };
+    // No indexing that could panic: the module has no formatting machinery for a panic's message.
+    let value = if compound { IndexValue::compound("value", elements)? } else { elements.pop().ok_or_else(malformed)? };
     Ok(value.canonical())
 }
