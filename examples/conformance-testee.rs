@@ -8,12 +8,14 @@
 use std::io::{BufRead, Write};
 
 use attrmap::{
-    archive_chunk_token, archive_chunk_token_of_decimal, canonical_email_address, email_partition, fnv1a32, key_partition,
-    page_not_found, parse_token_digits, validate_page_token, ChunkSize, CustomerProfile, Error, Log, LogState, PageToken,
-    PartitionCount, Segment, Segments,
+    archive_chunk_token, archive_chunk_token_of_decimal, canonical_email_address, email_partition, fnv1a32, index_partition,
+    key_partition, page_not_found, parse_token_digits, validate_page_token, ChunkSize, CustomerProfile, Error, Log, LogState,
+    PageToken, PartitionCount, Segment, Segments,
 };
 use serde_json::{json, Map, Value};
 
+#[path = "shared/index_value.rs"]
+mod index_value;
 #[path = "verify-export.rs"]
 #[allow(dead_code)]
 mod verify_export;
@@ -85,6 +87,12 @@ fn answer(op: &str, input: &Value) -> Answer {
         "keyPartition" => {
             let p = key_partition(text(input, "key")?, count(input)?);
             json!({"hash": p.hash, "partitionIndex": p.index, "partitionName": p.partition_name})
+        }
+        "indexPartition" => {
+            let placed = index_partition(&index_value::index_value(&input["value"])?, count(input)?);
+            let p = placed.partition;
+            json!({"canonicalValue": placed.canonical_value, "hash": p.hash, "partitionIndex": p.index,
+                   "partitionName": p.partition_name})
         }
         "partitionName" => {
             let index = u32::try_from(whole(input, "index")?).map_err(|_| bad("index"))?;

@@ -2,8 +2,9 @@
 //! `cargo test`, and compiled to wasm under wasm-bindgen-test in Node and Chromium.
 
 use attrmap::{
-    archive_chunk_token, archive_chunk_token_of_decimal, email_partition, fnv1a32, page_not_found, parse_token_digits, place_key,
-    validate_page_token, ChunkSize, KeyRule, Log, LogState, PageToken, PartitionCount, Segment, Segments,
+    archive_chunk_token, archive_chunk_token_of_decimal, email_partition, fnv1a32, index_partition, page_not_found,
+    parse_token_digits, place_key, validate_page_token, ChunkSize, KeyRule, Log, LogState, PageToken, PartitionCount, Segment,
+    Segments,
 };
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -15,6 +16,10 @@ const SEGMENTED: &str = include_str!("conformance/segmented-log.json");
 const FORMATTING: &str = include_str!("conformance/formatting.json");
 const PARTITION: &str = include_str!("conformance/partition.json");
 const APPEND: &str = include_str!("conformance/append.json");
+const INDEX: &str = include_str!("conformance/index.json");
+
+#[path = "../examples/shared/index_value.rs"]
+mod index_value;
 
 fn cases(text: &str, key: &str) -> Vec<Value> {
     let doc: Value = serde_json::from_str(text).expect("vector file is JSON");
@@ -203,6 +208,28 @@ fn key_partition_vectors() {
                 assert_eq!(count.name_of(p.index), s(&expect["partitionName"]), "{id}");
             }
             Err(e) => assert_eq!(Some(e.message.as_str()), expect["error"].as_str(), "{id}"),
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn index_partition_vectors() {
+    let all = cases(INDEX, "cases");
+    assert!(all.len() >= 40);
+    for case in all {
+        let id = &case["id"];
+        let count = PartitionCount::new(case["partitionCount"].as_u64().unwrap() as u32).unwrap();
+        let expect = &case["expect"];
+        match index_value::index_value(&case["value"]) {
+            Ok(value) => {
+                let placed = index_partition(&value, count);
+                assert_eq!(placed.canonical_value, s(&expect["canonicalValue"]), "{id}");
+                assert_eq!(u64::from(placed.partition.hash), expect["hash"].as_u64().unwrap(), "{id}");
+                assert_eq!(u64::from(placed.partition.index), expect["partitionIndex"].as_u64().unwrap(), "{id}");
+                assert_eq!(placed.partition.partition_name, s(&expect["partitionName"]), "{id}");
+            }
+            Err(e) => assert!(expect.get("error").is_some(), "{id}: refused ({})", e.message),
         }
     }
 }

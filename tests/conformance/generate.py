@@ -9,6 +9,7 @@ hold (lone UTF-16 surrogates) are written as UTF-16 code units.
 """
 import json
 import math
+import struct
 import sys
 from decimal import Decimal
 import unicodedata
@@ -669,6 +670,119 @@ def partition_cases():
     }
 
 
+# --- Index values in the engine's layout (docs/indexes.md): canonical JSON text, placed as a key
+JSON_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def json_quote_units(units) -> str:
+    """A string of UTF-16 code units quoted as JSON.stringify quotes it (lone surrogates as \\u escapes)."""
+    out, i = ['"'], 0
+    while i < len(units):
+        u = units[i]
+        if 0xD800 <= u < 0xDC00 and i + 1 < len(units) and 0xDC00 <= units[i + 1] < 0xE000:
+            out.append(chr(0x10000 + ((u - 0xD800) << 10) + (units[i + 1] - 0xDC00)))
+            i += 2
+            continue
+        c = chr(u)
+        out.append(JSON_SHORT.get(c) or (f"\\u{u:04x}" if u < 0x20 or 0xD800 <= u < 0xE000 else c))
+        i += 1
+    return "".join(out) + '"'
+
+
+def utf16_units(text: str):
+    raw = text.encode("utf-16-be", "surrogatepass")
+    return [int.from_bytes(raw[i:i + 2], "big") for i in range(0, len(raw), 2)]
+
+
+def index_canonical(value) -> str:
+    """The canonical text of a typed vector value ({kind: payload}); raises ValueError for a value no index holds."""
+    (kind, x), = value.items()
+    if kind == "null":
+        return "null"
+    if kind == "boolean":
+        return "true" if x else "false"
+    if kind == "number":
+        if not math.isfinite(x):
+            raise ValueError("not a finite number")
+        if x == math.floor(x) and abs(x) <= 2**53 - 1:
+            return str(int(x))
+        return '{"$f64":"' + struct.pack(">d", x).hex() + '"}'
+    if kind == "date":
+        if x != math.floor(x) or abs(x) > 8.64e15:
+            raise ValueError("not a valid date")
+        return '{"$date":' + str(int(x)) + "}"
+    if kind == "string":
+        return json_quote_units(utf16_units(x))
+    if kind == "stringUtf16":
+        return json_quote_units(x)
+    if kind == "compound":
+        if not 1 <= len(x) <= 16 or any("compound" in e for e in x):
+            raise ValueError("not 1 to 16 elements, none an array")
+        return "[" + ",".join(index_canonical(e) for e in x) + "]"
+    raise ValueError(f"unknown kind {kind}")
+
+
+def index_cases():
+    s = lambda t: {"string": t}  # noqa: E731
+    n = lambda v: {"number": v}  # noqa: E731
+    values = {
+        "null": {"null": None}, "false": {"boolean": False}, "true": {"boolean": True},
+        "zero": n(0), "negative-zero": n(-0.0), "integer": n(42), "negative-integer": n(-7),
+        "largest-safe-integer": n(2**53 - 1), "smallest-safe-integer": n(-(2**53 - 1)),
+        "two-to-the-53": n(float(2**53)), "1e21": n(1e21), "one-tenth": n(0.1), "minus-one-and-a-half": n(-1.5),
+        "smallest-subnormal": n(5e-324), "largest-double": n(1.7976931348623157e308), "whole-float": n(3.0),
+        "date": {"date": 1704067200000}, "date-before-1970": {"date": -1}, "date-negative-zero": {"date": -0.0},
+        "date-largest": {"date": 8.64e15}, "date-smallest": {"date": -8.64e15},
+        "string": s("Acme"), "empty-string": s(""), "string-true": s("true"), "string-42": s("42"),
+        "quotes-and-backslash": s('say "hi" \\ bye /'), "short-escapes": s("\b\t\n\f\r"),
+        "other-controls": s("\u0000\u000b\u001f\u007f"), "not-ascii": s("caf\u00e9 \u2028 \U0001F600"),
+        "lone-high-surrogate": {"stringUtf16": [0xD800, 0x78]}, "lone-low-surrogate": {"stringUtf16": [0x78, 0xDFFF]},
+        "reversed-pair": {"stringUtf16": [0xDE00, 0xD83D]},
+        "compound": {"compound": [s("Acme"), n(3), {"null": None}]},
+        "compound-of-one": {"compound": [s("Acme")]},
+        "compound-every-kind": {"compound": [{"null": None}, {"boolean": False}, n(0.5), {"date": 0}, s("x")]},
+    }
+    refused = {
+        "date-with-a-fraction": {"date": 0.5}, "date-past-the-range": {"date": 8.64e15 + 1},
+        "compound-empty": {"compound": []}, "compound-nested": {"compound": [{"compound": [s("a")]}]},
+        "compound-of-17": {"compound": [n(i) for i in range(17)]},
+    }
+    # The quoting agrees with Python's own JSON writer wherever that one can write the string.
+    for value in values.values():
+        if "string" in value:
+            assert json_quote_units(utf16_units(value["string"])) == json.dumps(value["string"], ensure_ascii=False)
+    cases = []
+    for name, value in values.items():
+        canonical_text = index_canonical(value)
+        h = fnv1a32(canonical_text.encode("utf-8"))
+        for count in ([1000, 7, 1] if name in ("string", "compound", "integer") else [1000]):
+            cases.append({
+                "id": f"{name}-of-{count}", "value": value, "partitionCount": count,
+                "expect": {"canonicalValue": canonical_text, "hash": h, "partitionIndex": h % count,
+                           "partitionName": partition_name(h % count, count)},
+                "source": "python-reference",
+            })
+    for name, value in refused.items():
+        try:
+            index_canonical(value)
+        except ValueError as e:
+            cases.append({"id": name, "value": value, "partitionCount": 1000, "expect": {"error": str(e)},
+                          "source": "python-reference"})
+        else:
+            raise AssertionError(name)
+    return {
+        "name": "index",
+        "description": "Where an index value lives when an index is moved to the engine (docs/indexes.md): its canonical "
+        "text is JSON written one way (null, false, true; integers up to 2^53 - 1 in magnitude in decimal; other finite "
+        "numbers as {\"$f64\":\"<16 lowercase hex digits of the IEEE-754 bits>\"}; dates as {\"$date\":<ms>}; strings "
+        "quoted as JSON.stringify quotes them, lone surrogates as \\u escapes; compound values as arrays, no spaces), "
+        "placed as a key: FNV-1a of its UTF-8 bytes, mod partitionCount. A value is {kind: payload}: null, boolean, "
+        "number, date (ms since 1970), string, stringUtf16 (UTF-16 code units, for lone surrogates) or compound. Refused "
+        "values must fail; their words are not part of the contract.",
+        "cases": cases,
+    }
+
+
 # --- Appends at a rollover: which chunks an append archives, under which tokens
 MAX_SEQUENCE = 2**53 - 1
 
@@ -912,7 +1026,8 @@ def export_index():
 
 FILES = {"fnv1a32.json": fnv_cases, "email.json": email_cases, "page-token.json": token_cases, "segmented-log.json": seg_cases,
          "formatting.json": formatting_cases, "partition.json": partition_cases, "append.json": append_cases,
-         "export.json": export_index, "divergences.json": lambda: {
+         "export.json": export_index, "index.json": index_cases,
+         "divergences.json": lambda: {
              "name": "divergences",
              "description": "The reference SDKs and the classes of case where they depart from the contract. A case's "
              "divergences list has one mark per SDK that departs: {sdk, class, evidence (run, read or range), how, "

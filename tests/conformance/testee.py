@@ -17,8 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import (  # noqa: E402  (the generator beside this file)
-    MAX_SEQUENCE, REQUIRED, WHITESPACE, append_plan, canonical, fnv1a32, partition_name, seg_current_first, seg_older,
-    seg_start, seg_token_ok, utf16_order,
+    MAX_SEQUENCE, REQUIRED, WHITESPACE, append_plan, canonical, fnv1a32, index_canonical, partition_name,
+    seg_current_first, seg_older, seg_start, seg_token_ok, utf16_order,
 )
 
 FORMAT, VERSION = "attrmap-export", 1
@@ -243,6 +243,12 @@ def answer(op, x, whitespace):
         return place(canonical(x["email"], whitespace), x["partitionCount"])
     if op == "keyPartition":
         return place(x["key"], x["partitionCount"])
+    if op == "indexPartition":
+        try:
+            text = index_canonical(x["value"])
+        except ValueError as e:
+            raise Refused(str(e)) from None
+        return {"canonicalValue": text, **place(text, x["partitionCount"])}
     if op == "partitionName":
         return partition_name(x["index"], x["partitionCount"])
     if op == "profileBody":
