@@ -8,13 +8,14 @@ use attrmap::bindings::{
 };
 use attrmap::{
     ChunkSize, KeyRule, PartitionCount, CURRENT, EXPORT_FORMAT, EXPORT_VERSION, FIRST_LAYOUT_VERSION, FNV_OFFSET_BASIS,
+    MAX_COMPOUND_LENGTH,
 };
 
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg/src/wasm/constants.ts");
 
 fn render() -> String {
     let string = |s: &str| format!("{s:?}"); // the names are ASCII words: Rust's quoting is JSON's
-    let constants: [(&str, &str, String); 11] = [
+    let constants: [(&str, &str, String); 12] = [
         (
             "Longest string that crosses into the Rust core (UTF-16 code units): keys, emails, page tokens.",
             "MAX_TEXT_LENGTH",
@@ -42,6 +43,7 @@ fn render() -> String {
         ("The key rule of the email canonicalization (docs/partitioned-map.md).", "EMAIL_KEYS", string(KeyRule::EMAIL)),
         ("The key rule name stored for a canonicalizer given no name.", "CUSTOM_KEYS", string(KeyRule::CUSTOM)),
         ("FNV-1a's offset basis: the hash of no bytes.", "FNV_OFFSET_BASIS", format!("{FNV_OFFSET_BASIS:#x}")),
+        ("Most elements of a compound index value (docs/indexes.md).", "MAX_COMPOUND_LENGTH", MAX_COMPOUND_LENGTH.to_string()),
     ];
     let mut out = String::from(
         "// Generated from the Rust crate by tests/pkg_constants.rs (which fails when this file differs):\n\

@@ -268,6 +268,18 @@ export function loadCases(vectors: Vectors): Case[] {
     ),
   ]);
 
+  const index = vectors.json<{ cases: Raw[] }>("index.json");
+  add("index.json", "cases", index.cases, (raw) => [
+    mustFail(
+      raw,
+      "index-partition",
+      "indexPartition",
+      { value: raw.value, partitionCount: raw.partitionCount },
+      ["canonicalValue", ...PARTITION_FIELDS],
+      raw.id,
+    ),
+  ]);
+
   const exports = vectors.json<{ cases: Raw[] }>("export.json");
   add("export.json", "cases", exports.cases, (raw) => {
     const expect = raw.expect as { error?: { line: number; reason: string } };

@@ -15,6 +15,7 @@ import {
   placeCustomerProfile,
   validatePageToken,
 } from "attrmap";
+import { type IndexElement, type IndexValue, indexPartition } from "attrmap/dex";
 import { importData } from "attrmap/export-import";
 import { createHandler } from "attrmap/http";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
@@ -71,6 +72,16 @@ async function importedLog(x: Input) {
   return store.chunkedLog<null>("log");
 }
 
+/** A vector's typed index value (`{kind: payload}`, docs/conformance.md) as the JavaScript value it stands for. */
+function indexValue(typed: Record<string, unknown>): IndexValue {
+  const [[kind, payload]] = Object.entries(typed) as [[string, unknown]];
+  if (kind === "compound") return (payload as Record<string, unknown>[]).map((e) => indexValue(e) as IndexElement);
+  // A Date holds whole milliseconds (new Date(0.5) is 0): no Date is 0.5 ms, so that case gets an invalid one.
+  if (kind === "date") return new Date(Number.isInteger(payload) ? (payload as number) : NaN);
+  if (kind === "stringUtf16") return String.fromCharCode(...(payload as number[]));
+  return payload as IndexElement;
+}
+
 async function answer(op: string, x: Input): Promise<unknown> {
   switch (op) {
     case "fnv1a32":
@@ -83,6 +94,8 @@ async function answer(op: string, x: Input): Promise<unknown> {
     }
     case "keyPartition":
       return keyPartition(x.key as string, x.partitionCount as number);
+    case "indexPartition":
+      return indexPartition(indexValue(x.value as Record<string, unknown>), x.partitionCount as number);
     case "partitionName":
       return partitionName(x.index as number, x.partitionCount as number);
     case "profileBody":

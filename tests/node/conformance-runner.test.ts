@@ -67,6 +67,7 @@ const allCases = (() => {
     "page-token.json": ["cases", "archiveTokenCases", "notFoundCases", "nullTokenCases", "errorTransport"],
     "segmented-log.json": ["cases", "pageCases"],
     "append.json": ["cases"],
+    "index.json": ["cases"],
     "export.json": ["cases"],
   };
   for (const [file, names] of Object.entries(groups)) {

@@ -5,6 +5,7 @@ import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { ready } from "../wasm/store-module.js";
 import { type DexExportOptions, type DexRequest, dexRequests } from "./requests.js";
 
+export { type IndexElement, type IndexPartition, type IndexValue, indexPartition } from "./index-partition.js";
 export type { DexExportOptions, DexMapNames, DexRequest, DexSdk } from "./requests.js";
 export { DEX_SAMPLE_NAMES } from "./requests.js";
 

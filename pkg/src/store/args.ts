@@ -17,7 +17,8 @@ function safely<T>(f: () => T, fallback: T): T {
   }
 }
 
-const isArray = (value: unknown): boolean => safely(() => Array.isArray(value), false);
+/** `Array.isArray(value)`, false for a revoked proxy (which throws there). */
+export const isArray = (value: unknown): boolean => safely(() => Array.isArray(value), false);
 
 /** The JavaScript type of `value` as a message names it: `number`, `null`, `array`, `Uint16Array`, ... */
 export function describeType(value: unknown): string {

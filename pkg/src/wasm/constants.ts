@@ -34,6 +34,9 @@ export const CUSTOM_KEYS = "custom";
 /** FNV-1a's offset basis: the hash of no bytes. */
 export const FNV_OFFSET_BASIS = 0x811c9dc5;
 
+/** Most elements of a compound index value (docs/indexes.md). */
+export const MAX_COMPOUND_LENGTH = 16;
+
 // LogBookSlot of src/bindings/mod.rs: each number's name, and how many there are.
 /** LogBookSlot::NextSequence */
 export const LOG_BOOK_NEXT_SEQUENCE = 0;

@@ -76,3 +76,23 @@ export function keyBytes(keys: readonly string[]): { bytes: Uint8Array; ends: Ui
 export function keyRoom(key: string): number {
   return key.length * 3;
 }
+
+/**
+ * An index value's `[kind, payload]` pairs (maps/index-values.ts) as they cross: the kinds, a
+ * number each (a string's length), and the strings' UTF-16 code units one after another.
+ */
+export function indexValueEncoding(pairs: readonly (readonly [number, number | string])[]): {
+  kinds: Uint8Array;
+  numbers: Float64Array;
+  units: Uint16Array;
+} {
+  const strings = pairs.flatMap(([, payload]) => (typeof payload === "string" ? [payload] : []));
+  const units = new Uint16Array(strings.reduce((n, s) => n + s.length, 0));
+  let at = 0;
+  for (const s of strings) for (let i = 0; i < s.length; i++) units[at++] = s.charCodeAt(i);
+  return {
+    kinds: Uint8Array.from(pairs, ([kind]) => kind),
+    numbers: Float64Array.from(pairs, ([, payload]) => (typeof payload === "string" ? payload.length : payload)),
+    units,
+  };
+}

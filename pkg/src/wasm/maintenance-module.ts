@@ -1,4 +1,5 @@
-// The rare whole-map operations: a map's resize, a log's chunk-size change and retention. Their
+// The rare whole-map operations: a map's resize, a log's chunk-size change and retention (and an
+// index value's canonical text, which only a move to the engine's layout needs). Their
 // rules are in a third wasm module of the crate (its feature `maintenance`), started at the
 // first such call, so that pages that never make one do not load it. Only this module calls
 // into it.
@@ -13,7 +14,7 @@ import {
   DROP_PLAN_PREVIOUS_RETAINED_FROM,
   DROP_PLAN_RETAINED_FROM,
 } from "./constants.js";
-import { keyBytes, keyRoom, type LogBook, type Segment, segmentsOf } from "./encodings.js";
+import { indexValueEncoding, keyBytes, keyRoom, type LogBook, type Segment, segmentsOf } from "./encodings.js";
 import { compileBeside, startOnce } from "./module-file.js";
 import { HASH_PIECE } from "./store-module.js";
 
@@ -76,4 +77,10 @@ export function dropPlan(
     dropped: out[DROP_PLAN_DROPPED]!,
     previous: out[DROP_PLAN_PREVIOUS_RETAINED_FROM]!,
   };
+}
+
+/** The canonical text of an index value given as its pairs (docs/indexes.md); `compound`: a compound index's. */
+export function canonicalIndexValue(pairs: readonly (readonly [number, number | string])[], compound: boolean): string {
+  const { kinds, numbers, units } = indexValueEncoding(pairs);
+  return callCore(() => wasm.canonicalIndexValue(kinds, numbers, units, compound));
 }
