@@ -26,6 +26,8 @@ export interface Mark {
   when?: string;
   /** What that SDK answers; absent when it cannot take the input at all. */
   expected?: Expected;
+  /** The SDKs the mark's class was measured for (divergences.json); absent: every SDK. */
+  measured?: string[];
 }
 
 /** One request of the run and how to judge its answer. */
@@ -67,7 +69,7 @@ const expand = (r: Repeat) => r.prefix + r.unit.repeat(r.count) + r.suffix;
 /** The SDKs the vectors mark, and the classes of their divergences (divergences.json). */
 export interface Divergences {
   sdks: string[];
-  classes: Record<string, { title: string }>;
+  classes: Record<string, { title: string; measured?: string[] }>;
 }
 
 /** The vector files of `dir`. */
@@ -109,11 +111,13 @@ function markExpected(actual: Record<string, unknown>, contract: Record<string, 
   return expectedOf({ ...resultFields, ...actual }, fields);
 }
 
-function marksOf(raw: Raw, fields: readonly string[], errorAsAny = false): Mark[] {
+function marksOf(raw: Raw, fields: readonly string[], classes: Divergences["classes"], errorAsAny = false): Mark[] {
   const out: Mark[] = [];
   for (const m of raw.divergences ?? []) {
     const mark: Mark = { sdk: m.sdk, class: m.class, evidence: m.evidence, how: m.how };
     if (m.when) mark.when = m.when;
+    const measured = classes[m.class]?.measured;
+    if (measured) mark.measured = measured;
     if (m.actual) {
       const expected = markExpected(m.actual, raw.expect ?? {}, fields);
       if (expected === undefined) continue;
@@ -129,6 +133,7 @@ const PARTITION_FIELDS = ["hash", "partitionIndex", "partitionName"] as const;
 /** Every case of every vector file, in file order. */
 export function loadCases(vectors: Vectors): Case[] {
   const cases: Case[] = [];
+  const { classes } = vectors.json<Divergences>("divergences.json");
   const add = (
     file: string,
     group: string,
@@ -146,7 +151,7 @@ export function loadCases(vectors: Vectors): Case[] {
     op,
     input,
     expected: expectedOf(raw.expect ?? {}, fields),
-    marks: marksOf(raw, fields),
+    marks: marksOf(raw, fields, classes),
   });
 
   const fnv = vectors.json<{ cases: Raw[] }>("fnv1a32.json");
@@ -225,7 +230,7 @@ export function loadCases(vectors: Vectors): Case[] {
     return {
       ...c,
       expected: "error" in c.expected ? { anyError: c.expected.error } : c.expected,
-      marks: marksOf(raw, fields, true),
+      marks: marksOf(raw, fields, classes, true),
     };
   };
   add("page-token.json", "archiveTokenCases", tokens.archiveTokenCases, (raw) => [

@@ -8,7 +8,8 @@ export type Answer = { result: unknown } | { error: string } | { unsupported: tr
 /** What became of one case. */
 export type Verdict =
   | { kind: "passed"; fixed?: Mark }
-  | { kind: "failed"; got: string; mark?: Mark }
+  /** `unmeasured`: classes of the case's marks never measured for the SDK asked for (its departure may be unrecorded). */
+  | { kind: "failed"; got: string; mark?: Mark; unmeasured?: string[] }
   | { kind: "known"; mark: Mark; got: string }
   | { kind: "skipped" };
 
@@ -59,20 +60,28 @@ export function describeExpected(expected: Expected): string {
 
 /**
  * The verdict on `answer` to `c`. With `sdk`, a failure that one of that SDK's marks predicts
- * (its answer, or any answer when the SDK cannot take the input) is a known divergence, and
- * a pass on a case marked for it is reported as possibly fixed.
+ * (its answer, or any answer when the SDK cannot take the input) is a known divergence. A pass
+ * is reported as possibly fixed only by a mark that recorded another answer and holds under any
+ * condition: a mark without an answer (the SDK cannot take the input) or with a `when` (a
+ * locale the testee may not run under) proves nothing when the contract's answer comes back.
  */
 export function judge(c: Case, answer: Answer, sdk: string | undefined): Verdict {
   if ("unsupported" in answer) return { kind: "skipped" };
   const mine = c.marks.filter((m) => m.sdk === sdk);
   if (matches(c.op, c.expected, answer)) {
-    const fixed = mine.find((m) => m.when === undefined) ?? mine[0];
+    const fixed = mine.find((m) => m.when === undefined && m.expected !== undefined && !matches(c.op, m.expected, answer));
     return fixed ? { kind: "passed", fixed } : { kind: "passed" };
   }
   const got = describeAnswer(answer);
   const known = mine.find((m) => m.expected === undefined || matches(c.op, m.expected, answer));
   if (known) return { kind: "known", mark: known, got };
+  const failed: Verdict = { kind: "failed", got };
   // Without --sdk, or when the answer is neither, say which SDK the case is marked for.
   const predicted = c.marks.find((m) => m.expected !== undefined && matches(c.op, m.expected, answer));
-  return predicted ? { kind: "failed", got, mark: predicted } : { kind: "failed", got };
+  if (predicted) failed.mark = predicted;
+  if (sdk !== undefined) {
+    const unmeasured = [...new Set(c.marks.filter((m) => m.measured && !m.measured.includes(sdk)).map((m) => m.class))];
+    if (unmeasured.length) failed.unmeasured = unmeasured;
+  }
+  return failed;
 }

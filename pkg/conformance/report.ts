@@ -25,6 +25,8 @@ export interface Entry {
   expected: string;
   got?: string;
   mark?: { sdk: string; class: string; evidence: string; how: string; when?: string };
+  /** Classes of the case's marks never measured for the run's SDK. */
+  unmeasured?: string[];
 }
 
 export interface Report {
@@ -96,7 +98,11 @@ export function buildReport(testee: string[], sdk: string | undefined, outcomes:
     const counts = (report.classes[c.class] ??= zero());
     counts[verdict.kind] += 1;
     report.totals[verdict.kind] += 1;
-    if (verdict.kind === "failed") report.failures.push(entry(c, verdict.got, verdict.mark));
+    if (verdict.kind === "failed") {
+      const e = entry(c, verdict.got, verdict.mark);
+      if (verdict.unmeasured) e.unmeasured = verdict.unmeasured;
+      report.failures.push(e);
+    }
     else if (verdict.kind === "known") report.known.push(entry(c, verdict.got, verdict.mark));
     else if (verdict.kind === "passed" && verdict.fixed) report.fixed.push(entry(c, undefined, verdict.fixed));
     else if (verdict.kind === "skipped") report.unsupported[c.op] = (report.unsupported[c.op] ?? 0) + 1;
@@ -138,6 +144,9 @@ export function formatReport(r: Report): string {
       `expected: ${e.expected}`,
       `got:      ${e.got}`,
       ...(e.mark ? [`(answers as ${describeMark(e.mark)})`] : []),
+      ...(e.unmeasured
+        ? [`(${e.unmeasured.join(", ")} never measured for ${r.sdk}: this may be a departure of the SDK no mark records yet)`]
+        : []),
     ]),
     ...listed("KNOWN DIVERGENCES (do not fail the run)", r.known, (e) => [
       `got: ${e.got}`,

@@ -46,7 +46,9 @@ export function parseAnswer(line: string, id: number): Answer | Fault {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     return { fault: `printed a line that is not a JSON object: ${clip(line)}` };
   const a = value as Record<string, unknown>;
-  if (a.id !== id) return { fault: `answered id ${clip(JSON.stringify(a.id) ?? "(none)")} while request ${id} was asked` };
+  // `"id": null` answers a request line the testee could not parse: one request is asked at a time.
+  if (a.id !== id && a.id !== null)
+    return { fault: `answered id ${clip(JSON.stringify(a.id) ?? "(none)")} while request ${id} was asked` };
   const kinds = ["result", "error", "unsupported"].filter((k) => Object.hasOwn(a, k));
   if (kinds.length !== 1)
     return { fault: `answered with ${kinds.length ? kinds.join(" and ") : "none"} of result, error, unsupported: ${clip(line)}` };

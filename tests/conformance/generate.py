@@ -107,7 +107,7 @@ CLASSES = {
     },
     "null-input": {
         "title": "A null email or page token",
-        "measured": ["java"],
+        "measured": ["java", "python", "typescript"],
         "thisProject": "A null or missing email in a profile is `emailAddress is required`; a null page token is refused "
         "as not a string (over HTTP a missing pageToken is the empty string: current).",
     },
@@ -297,11 +297,23 @@ def email_cases():
         "divergences": [java_locale_mark({"partitionName": arabic_digits(f"partition-{h % PARTITIONS:03d}")})],
     })
     # A profile body whose email is JSON null or missing: the same error as an empty email.
+    # Python and TypeScript hand the null on to their canonicalization, which fails in its own words.
+    null_email_marks = [
+        mark("python", "null-input", "run", "canonicalizes without checking for None: str methods fail on it",
+             {"error": "'NoneType' object has no attribute 'encode'"}),
+        mark("typescript", "null-input", "run", "canonicalizes without checking for a string: iterating it fails",
+             {"error": "emailAddress is not iterable"}),
+    ]
     bodies = []
     for case_id, body in [("email-null", {"emailAddress": None, "fullName": "Null"}), ("email-missing", {"fullName": "None"}),
                           ("email-empty", {"emailAddress": "", "fullName": "Empty"})]:
-        bodies.append({"id": case_id, "body": body, "expect": {"error": REQUIRED}, "source": "spec",
-                       "note": "Java (run) answers the same; a null cannot reach the typed email of the Go and Rust examples."})
+        entry = {"id": case_id, "body": body, "expect": {"error": REQUIRED}, "source": "spec",
+                 "note": "Java (run) answers the same; a null cannot reach the typed email of the Go and Rust examples. "
+                 "A partial body: only the email matters, and the other fields are left out (a strict struct of an SDK may "
+                 "need them filled in by its testee)."}
+        if body.get("emailAddress") is None:
+            entry["divergences"] = null_email_marks
+        bodies.append(entry)
     return {
         "name": "email-partition",
         "description": "Canonical email, 32-bit FNV-1a of its bytes, and partition for 1000 partitions.",
@@ -415,8 +427,8 @@ def token_cases():
                                        {"errorPrefix": f'subscriber page "{d20(101)}" not found: '})]}]
     null_token = [{"id": "null-token", "token": None, "expect": {"error": "invalid_argument"}, "source": "spec",
                    "note": "Only typed APIs can pass null; over HTTP a missing pageToken is the empty string (current).",
-                   "divergences": [mark("java", "null-input", "run", "treats a null token as current",
-                                        {"pageToken": "current"})]}]
+                   "divergences": [mark(sdk, "null-input", "run", "treats a null token as current", {"pageToken": "current"})
+                                   for sdk in ("python", "java")]}]
     transport = {"expect": {"status": 400, "contentType": "application/json", "body": {"error": 'invalid page token "x"'}},
                  "request": "GET /patterns/sequentially-chunked-attribute-map/subscribers?pageToken=x", "source": "spec",
                  "divergences": [
@@ -485,6 +497,9 @@ def archive_case(first: str):
             add(sdk, "formats the value zero-padded instead of refusing it", {"token": padded})
     if ok:
         marks.append(java_locale_mark({"token": arabic_digits(entry["expect"]["token"])}))
+    elif whole and -(2**63) <= value <= I64_MAX:
+        # Java formats the out-of-range value it takes (above), in the locale's digits too.
+        marks.append(java_locale_mark({"token": arabic_digits(padded)}))
     if marks:
         entry["divergences"] = marks
     return entry
@@ -573,11 +588,15 @@ def seg_cases():
             if len(token) != 20:
                 continue
             ok = seg_token_ok(token, segments)
-            token_cases.append({
+            case = {
                 "id": f"{name}-{v}", "segments": segs_json(segments), "token": token,
                 "expect": {"pageToken": token} if ok else {"error": f'invalid page token "{token}"'},
                 "source": "python-reference",
-            })
+            }
+            # One segment of 100 is the SDKs' own rule: they depart from it as on page-token.json.
+            if segments == [(1, CHUNK)] and (marks := token_marks(token, ok)):
+                case["divergences"] = marks
+            token_cases.append(case)
         for token in ("", "current"):
             token_cases.append({"id": f"{name}-{token or 'empty'}", "segments": segs_json(segments), "token": token,
                                 "expect": {"pageToken": "current"}, "source": "python-reference"})

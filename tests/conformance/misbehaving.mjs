@@ -1,7 +1,9 @@
 // A testee that misbehaves on purpose, for the runner's tests: it passes each request to a
 // real testee (the command after --) and its answer back, except where MODE says otherwise.
 //   node misbehaving.mjs MODE -- COMMAND [ARGS...]
-// MODE: wrong-archive-token=FIRST (answers that archive token one too low), crash-at=ID,
+// MODE: wrong-archive-token=FIRST (answers that archive token one too low), error-at=ID (an error
+// in its own words there), null-id-at=ID (answers it unsupported with "id": null, as for a line
+// it could not parse), crash-at=ID,
 // hang-at=ID, garbage-at=ID, wrong-id-at=ID, unsupported-at=ID, silent (never answers), slow=MS (each answer late),
 // stuck-at=ID (stops for good there: reads nothing more and never exits, as a program blocked in
 // its own code does, whatever happens to its standard input).
@@ -34,6 +36,8 @@ for await (const line of createInterface({ input: process.stdin })) {
   if (what === "slow") await sleep(at);
   if (what === "garbage-at" && request.id === at) answer = "this is not JSON";
   if (what === "unsupported-at" && request.id === at) answer = JSON.stringify({ id: at, unsupported: true });
+  if (what === "null-id-at" && request.id === at) answer = JSON.stringify({ id: null, unsupported: true });
+  if (what === "error-at" && request.id === at) answer = JSON.stringify({ id: at, error: "an error in the testee's own words" });
   if (what === "wrong-id-at" && request.id === at) answer = JSON.stringify({ ...JSON.parse(answer), id: at + 1000 });
   if (what === "wrong-archive-token" && request.op === "archiveToken" && request.input.firstSequence === value)
     answer = JSON.stringify({ id: request.id, result: (BigInt(value) - 1n).toString().padStart(20, "0") });
