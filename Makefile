@@ -29,8 +29,10 @@ TESTS_INSTALLED := tests/node_modules/attrmap/.installed-from-tarball
 CHROMIUM := /usr/bin/chromium /usr/bin/chromedriver
 # Firefox ESR and WebKitGTK (Safari's engine: its MiniBrowser runs under Xvfb, xvfb-run needs xauth).
 OTHER_ENGINES := /usr/bin/firefox-esr /usr/bin/WebKitWebDriver /usr/bin/xvfb-run /usr/bin/xauth
-# Go builds the Go testee of docs/conformance.md, which the runner's tests run as a maintainer would.
+# Go builds the Go testee of docs/conformance.md, and Java (with Gson) runs the Java one, which the
+# runner's tests run as a maintainer would.
 GO := /usr/bin/go
+JAVA := /usr/bin/java /usr/share/java/gson.jar
 WASM_TEST_ENV := CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120
 TEST_FLAGS := --import tsx --test --test-concurrency=1 --test-timeout=300000
 NODE_TEST := node $(TEST_FLAGS)
@@ -44,7 +46,7 @@ all: build
 
 # ---- tools -------------------------------------------------------------------------
 
-tools: $(CHROMIUM) $(OTHER_ENGINES) $(GO) | wasm-tools
+tools: $(CHROMIUM) $(OTHER_ENGINES) $(GO) $(JAVA) | wasm-tools
 
 .PHONY: wasm-tools
 wasm-tools:
@@ -66,6 +68,10 @@ $(OTHER_ENGINES) &: | $(CHROMIUM)
 $(GO): | $(OTHER_ENGINES)
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go
+
+$(JAVA) &: | $(GO)
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless libgoogle-gson-java
 
 pkg/node_modules/.package-lock.json: pkg/package.json pkg/package-lock.json
 	cd pkg && $(NPM_CI)
@@ -198,7 +204,7 @@ test-wasm-browser: $(CHROMIUM) | wasm-tools
 test-rust-all: $(CHROMIUM) | wasm-tools
 	@$(call timed,$(MAKE) --no-print-directory -j1 test-rust test-wasm-node test-wasm-browser)
 
-test-node: $(TESTS_INSTALLED) $(GO)
+test-node: $(TESTS_INSTALLED) $(GO) $(JAVA)
 	@$(call timed,cd tests && node_modules/.bin/tsc -p tsconfig.json && $(NODE_TEST) node/*.test.ts && \
 	  TYPES_CHECKED_ON="Node 20" $(NODE24_TEST) node/*.test.ts)
 
