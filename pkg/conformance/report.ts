@@ -102,8 +102,7 @@ export function buildReport(testee: string[], sdk: string | undefined, outcomes:
       const e = entry(c, verdict.got, verdict.mark);
       if (verdict.unmeasured) e.unmeasured = verdict.unmeasured;
       report.failures.push(e);
-    }
-    else if (verdict.kind === "known") report.known.push(entry(c, verdict.got, verdict.mark));
+    } else if (verdict.kind === "known") report.known.push(entry(c, verdict.got, verdict.mark));
     else if (verdict.kind === "passed" && verdict.fixed) report.fixed.push(entry(c, undefined, verdict.fixed));
     else if (verdict.kind === "skipped") report.unsupported[c.op] = (report.unsupported[c.op] ?? 0) + 1;
   }

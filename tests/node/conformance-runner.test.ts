@@ -276,7 +276,26 @@ test("a testee that hangs on one request: that case fails after the case time li
   assert.ok(r.ms < 30_000, `${r.ms} ms`);
 });
 
-test("a testee started through a wrapper (a shell script, a Node launcher) that gets stuck: bounded, nothing left", () => {
+/** `cargo run` of a Rust program that runs its arguments as a child, as a Rust testee under cargo is a grandchild. */
+function cargoRun(): string[] {
+  const dir = mkdtempSync(join(tmpdir(), "testee-cargo-run-"));
+  execFileSync("mkdir", ["-p", join(dir, "src")]);
+  writeFileSync(join(dir, "Cargo.toml"), '[package]\nname = "launcher"\nversion = "0.0.0"\nedition = "2021"\n\n[workspace]\n');
+  writeFileSync(
+    join(dir, "src/main.rs"),
+    `fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let status = std::process::Command::new(&args[0]).args(&args[1..]).status().expect("the testee starts");
+    std::process::exit(status.code().unwrap_or(1));
+}\n`,
+  );
+  const manifest = join(dir, "Cargo.toml");
+  const target = join(repo, "target/doc-testee");
+  execFileSync("cargo", ["build", "-q", "--offline", "--manifest-path", manifest, "--target-dir", target], { stdio: "inherit" });
+  return ["cargo", "run", "-q", "--offline", "--manifest-path", manifest, "--target-dir", target, "--"];
+}
+
+test("a testee under a wrapper (a shell script, a Node launcher, cargo run) that gets stuck: bounded, nothing left", () => {
   // The wrapper's child does the work and holds the runner's pipe; the wrapper alone killed, the
   // runner used to wait for that pipe forever.
   const stuck = misbehaving("stuck-at=7");
@@ -284,6 +303,7 @@ test("a testee started through a wrapper (a shell script, a Node launcher) that 
   for (const wrapped of [
     ["sh", "-c", '"$0" "$@"; exit $?', ...stuck],
     [process.execPath, "-e", launcher, ...stuck],
+    [...cargoRun(), ...stuck],
   ]) {
     // Bounded: the whole run (every vector through the proxy, one stop) in well under the
     // run's own limit, even on a loaded machine; before the fix it never ended.
