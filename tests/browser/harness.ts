@@ -9,7 +9,7 @@ import { extname, join, normalize, resolve, sep } from "node:path";
 import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CHROMIUM_ARGS, DRIVEN_PAGE_SCRIPT, dispose, type EngineBrowser, launchBrowser, type Tab, within } from "./engines.js";
 
 export { CHROMIUM_ARGS, type Tab, within };
@@ -107,7 +107,8 @@ export async function serveWww(root = WWW): Promise<StaticServer> {
   };
 }
 
-export function launchChromium(): Promise<Browser> {
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import("playwright-core"); // only where Chromium runs (see engines.ts)
   return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
 }
 
@@ -231,6 +232,7 @@ export async function until(what: string, check: () => Promise<boolean>, ms = 60
 export async function persistentContext(
   profileDir = mkdtempSync(join(tmpdir(), "attrmap-profile-")),
 ): Promise<{ context: BrowserContext; profileDir: string; dispose(): Promise<void> }> {
+  const { chromium } = await import("playwright-core");
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: "/usr/bin/chromium",
     headless: true,
