@@ -78,7 +78,7 @@ export function keyRoom(key: string): number {
 }
 
 /**
- * An index value's `[kind, payload]` pairs (maps/index-values.ts) as they cross: the kinds, a
+ * An index value's `[kind, payload]` pairs (indexes/values.ts) as they cross: the kinds, a
  * number each (a string's length), and the strings' UTF-16 code units one after another.
  */
 export function indexValueEncoding(pairs: readonly (readonly [number, number | string])[]): {
