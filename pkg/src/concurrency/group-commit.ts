@@ -6,7 +6,9 @@
 // and one that throws changes nothing. Writers in other contexts still meet the Web Locks
 // (and, with `ifAvailable`, `lock_conflict`), as the reference server's writers do.
 
+import type { EntryWrites, UniqueCheck } from "../idb/entry-store.js";
 import type { Snapshot, Writes } from "../idb/instance-store.js";
+import type { EntryKey } from "../idb/keys.js";
 import type { Context } from "../store/context.js";
 import { AttrmapError } from "../store/errors.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks } from "./locks.js";
@@ -145,9 +147,11 @@ function apply(
   // What the batch does to each instance: its final value (undefined: deleted), added or put.
   const touched = new Map<string, { value: unknown; added: boolean }>();
   let deleteRange: Writes<unknown>["deleteRange"]; // only a write that runs alone deletes a range
+  const indexed = new BatchEntries();
   const outcomes = jobs.map((job): Outcome => {
     try {
       const w = job.compute({ meta, values: job.instances.map((n) => values.get(n)) });
+      if (w.entries) indexed.add(w.entries);
       deleteRange ??= w.deleteRange;
       if (w.meta !== undefined) {
         meta = w.meta === null ? undefined : w.meta;
@@ -179,7 +183,47 @@ function apply(
       put: entries.filter(([, t]) => !t.added && t.value !== undefined).map(([n, t]) => [n, t.value] as const),
       delete: entries.filter(([, t]) => t.value === undefined).map(([n]) => n),
       deleteRange,
+      entries: indexed.writes(),
       result: undefined,
     },
   };
+}
+
+const keyId = (key: EntryKey) => JSON.stringify(key);
+
+/** The index entries a batch writes: each entry's last state, and the unique checks of the entries it puts. */
+class BatchEntries {
+  private readonly state = new Map<string, { key: EntryKey; put: boolean }>();
+  private readonly checks = new Map<string, UniqueCheck>();
+  private any = false;
+
+  /**
+   * Adds one write's entries, unless a value it gives a unique index is held by another owner
+   * after the writes before it: then it throws that check's conflict, and the write fails alone.
+   */
+  add(w: EntryWrites): void {
+    const undone = new Set(w.delete.map(keyId));
+    for (const check of w.unique) {
+      for (const held of this.checks.values()) {
+        const id = keyId(held.key);
+        if (held.id === check.id && held.owner !== check.owner && this.state.get(id)?.put && !undone.has(id))
+          throw check.conflict(held.owner);
+      }
+    }
+    this.any = true;
+    for (const key of w.delete) this.state.set(keyId(key), { key, put: false });
+    for (const key of w.put) this.state.set(keyId(key), { key, put: true });
+    for (const check of w.unique) this.checks.set(keyId(check.key), check);
+  }
+
+  writes(): EntryWrites | undefined {
+    if (!this.any) return undefined;
+    const all = [...this.state.values()];
+    return {
+      put: all.filter((e) => e.put).map((e) => e.key),
+      delete: all.filter((e) => !e.put).map((e) => e.key),
+      deleteRanges: [],
+      unique: [...this.checks].filter(([id]) => this.state.get(id)!.put).map(([, c]) => c),
+    };
+  }
 }

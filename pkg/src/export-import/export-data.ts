@@ -4,6 +4,7 @@
 // so the export is consistent while appends go on; a resize or retention that happens while a
 // map is read makes the export fail with `layout_changed` rather than mix two layouts.
 
+import { publicDefinition } from "../indexes/definition.js";
 import { type Layout, type LogState, readMeta } from "../maps/layout.js";
 import * as args from "../store/args.js";
 import type { Context } from "../store/context.js";
@@ -30,7 +31,14 @@ function layoutOf(meta: ReturnType<typeof readMeta>): Layout {
   if (meta === undefined) throw new AttrmapError("layout_changed", "a map was removed while it was being exported");
   return "meta" in meta
     ? { kind: "chunked", layoutVersion: meta.meta.layoutVersion, segments: meta.meta.segments }
-    : { kind: "partitioned", layoutVersion: meta.layoutVersion, partitionCount: meta.partitionCount, keyRule: meta.keyRule };
+    : {
+        kind: "partitioned",
+        layoutVersion: meta.layoutVersion,
+        partitionCount: meta.partitionCount,
+        keyRule: meta.keyRule,
+        // Definitions only (a build in progress too, which the import completes): entries are rebuilt.
+        ...(meta.indexes ? { indexes: meta.indexes.map(publicDefinition) } : {}),
+      };
 }
 
 /** @internal The maps an export asks for (`options.maps`, checked), or undefined for every map. */

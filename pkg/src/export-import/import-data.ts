@@ -6,6 +6,9 @@
 // the database as it was (a crash leaves staged instances, which the next import removes).
 
 import { withLocks } from "../concurrency/locks.js";
+import type { Owner } from "../idb/keys.js";
+import { type IndexDefinition, publicDefinition, type StoredIndex, storedIndexes } from "../indexes/definition.js";
+import { type ConflictError, changeEntries, describeValue } from "../indexes/entries.js";
 import { CUSTOMER_PROFILES_MAP } from "../samples/customer-directory.js";
 import { profileProblem, subscriberRecords } from "../samples/records.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "../samples/subscriber-archive.js";
@@ -15,7 +18,7 @@ import { AttrmapError } from "../store/errors.js";
 import { CURRENT } from "../wasm/constants.js";
 import { keyBytes, segmentNumbers } from "../wasm/encodings.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
-import { dropPrefix, mapNames, moveMaps, stage } from "./staging.js";
+import { dropPrefix, type Move, mapNames, moveMaps, stage } from "./staging.js";
 
 /** Map names under this prefix are an import's staging area: U+0000 first, which the core refuses in callers' map names. */
 const STAGING_PREFIX = "\u0000attrmap-import/";
@@ -126,6 +129,8 @@ async function run(
   const verifier = new ExportChecker();
   const existing = new Set(await mapNames(ctx.store));
   const plans: Plan[] = [];
+  // The line of each partition, for a unique index's conflict to name.
+  const lineOf = new Map<string, number>();
   let batch: Array<readonly [string, string, unknown]> = [];
   let chars = 0;
   let count = 0;
@@ -170,15 +175,19 @@ async function run(
         if (!isObject(layout)) throw fail("bad-layout", "has a layout that is not an object");
         if (layout.kind === "partitioned") {
           verifier.partitionedLayout(map, num(layout.layoutVersion), num(layout.partitionCount), str(layout.keyRule));
-          plans.push({
-            map,
-            meta: {
-              kind: "partitioned",
-              layoutVersion: layout.layoutVersion,
-              partitionCount: layout.partitionCount,
-              keyRule: layout.keyRule,
-            },
-          });
+          let indexes: StoredIndex[];
+          try {
+            indexes = storedIndexes(`map "${map}"`, layout.indexes);
+          } catch (e) {
+            throw valueProblem("bad-layout", (e as Error).message);
+          }
+          const meta = {
+            kind: "partitioned",
+            layoutVersion: layout.layoutVersion,
+            partitionCount: layout.partitionCount,
+            keyRule: layout.keyRule,
+          };
+          plans.push({ map, meta: indexes.length > 0 ? { ...meta, indexes: indexes.map(publicDefinition) } : meta });
         } else if (layout.kind === "chunked") {
           const list = Array.isArray(layout.segments) ? (layout.segments as unknown[]) : [];
           const flat = segmentNumbers(list, (s) =>
@@ -215,6 +224,7 @@ async function run(
           }
         }
         batch.push([STAGING_PREFIX + map, instance, new Map(keys.map((k) => [k, entries[k]]))]);
+        lineOf.set(`${map}\u0000${instance}`, count);
       } else if (typeof instance === "string" && layout === undefined && state === undefined && Array.isArray(value.value)) {
         const records = value.value as unknown[];
         verifier.chunk(
@@ -239,7 +249,28 @@ async function run(
     const summary = verifier.finish();
     await flush();
     onProgress?.({ phase: "committing", lines: count });
-    const moves = plans.map((p) => ({ from: STAGING_PREFIX + p.map, to: p.map, meta: p.meta, replace }));
+    const moves = plans.map((p): Move => {
+      const indexes = p.meta.indexes as IndexDefinition[] | undefined;
+      const move = { from: STAGING_PREFIX + p.map, to: p.map, meta: p.meta, replace };
+      if (!indexes) return move;
+      const where = new Map<Owner, string>(); // each key's partition, for a conflict's message
+      const conflict: ConflictError = (def, flat, owner, other) =>
+        new AttrmapError(
+          "constraint_violation",
+          `line ${lineOf.get(`${p.map}\u0000${where.get(owner)}`)}: index "${def.name}" of map "${p.map}": value ` +
+            `${describeValue(flat, Array.isArray(def.keyPath))} is held by ${JSON.stringify(other)} ` +
+            `(line ${lineOf.get(`${p.map}\u0000${where.get(other)}`)}), so ${JSON.stringify(owner)} cannot hold it`,
+        );
+      return {
+        ...move,
+        entries: (instance, value, out) => {
+          for (const [key, v] of value as Map<string, unknown>) {
+            where.set(key, instance);
+            changeEntries(p.map, indexes, key, undefined, v, out, conflict);
+          }
+        },
+      };
+    });
     const locks = plans.flatMap((p) => [
       { key: lockKey(ctx, p.map), mode: "exclusive" as const },
       { key: lockKey(ctx, p.map, CURRENT), mode: "exclusive" as const },

@@ -1,9 +1,21 @@
 // What only export and import do to the database: list its maps; stage checked instances under
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions of the instance store, here so that a page that never imports does not load them.
+import { type EntryWrites, noEntryWrites, storeEntries } from "../idb/entry-store.js";
 import type { InstanceStore } from "../idb/instance-store.js";
+import { prefixRange } from "../idb/keys.js";
 import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
+
+/** One map an import moves into place: from its staged name to its own, with its metadata record. */
+export interface Move {
+  from: string;
+  to: string;
+  meta: object;
+  replace: boolean;
+  /** Adds to `out` the index entries of one instance moved (a map without indexes has none). */
+  entries?: ((instance: string, value: unknown, out: EntryWrites) => void) | undefined;
+}
 
 /** Instances the final transaction reads per request as it moves them into place. */
 const MOVE_PAGE = 100;
@@ -47,12 +59,13 @@ export function dropPrefix(store: InstanceStore, prefix: string, doing: string):
 
 /**
  * In one readwrite transaction, for each move: refuses (with `refuse`) a target map that
- * exists unless `replace`; removes the target's instances and metadata when it does; moves
- * every instance of `from` to `to`, MOVE_PAGE at a time; and stores `to`'s metadata. All or none.
+ * exists unless `replace`; removes the target's instances, index entries and metadata when it
+ * does; moves every instance of `from` to `to`, MOVE_PAGE at a time, with its index entries
+ * (a unique index's conflict throws); and stores `to`'s metadata. All or none.
  */
 export async function moveMaps(
   store: InstanceStore,
-  moves: ReadonlyArray<{ from: string; to: string; meta: object; replace: boolean }>,
+  moves: readonly Move[],
   doing: string,
   refuse: (map: string) => Error,
 ): Promise<void> {
@@ -61,13 +74,15 @@ export async function moveMaps(
     const instances = tx.objectStore(INSTANCES);
     const maps = tx.objectStore(MAPS);
     const issued: IDBRequest[] = [];
-    for (const { from, to, meta, replace } of moves) {
+    for (const { from, to, meta, replace, entries } of moves) {
       const names: string[] = [];
       if ((await request(maps.get(to), doing)) !== undefined) {
         if (!replace) throw refuse(to);
         for (const key of await request(instances.getAllKeys(store.instancesOf(to)), doing))
           names.push((key as [string, string])[1]);
         issued.push(instances.delete(store.instancesOf(to)));
+        const cleared = { ...noEntryWrites(), deleteRanges: [prefixRange([to])] };
+        issued.push(...(await storeEntries(tx, cleared, store.connection.keyRange, doing)));
       }
       // A page of instances per round trip (a cursor took one for each), then one range delete.
       for (let after: string | undefined; ; ) {
@@ -76,11 +91,14 @@ export async function moveMaps(
           request(instances.getAllKeys(page, MOVE_PAGE), doing),
           request(instances.getAll(page, MOVE_PAGE), doing),
         ]);
+        const indexed = noEntryWrites();
         keys.forEach((key, i) => {
           const instance = (key as [string, string])[1];
           issued.push(attempt(doing, () => instances.put(values[i], [to, instance])));
+          entries?.(instance, store.connection.toThisRealm(values[i]), indexed);
           names.push(instance);
         });
+        issued.push(...(await storeEntries(tx, indexed, store.connection.keyRange, doing)));
         if (keys.length < MOVE_PAGE) break;
         after = (keys.at(-1) as [string, string])[1];
       }

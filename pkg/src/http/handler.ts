@@ -56,6 +56,7 @@ export const HTTP_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = {
   lock_timeout: 409,
   layout_changed: 409,
   already_exists: 409,
+  constraint_violation: 409,
   quota_exceeded: 507,
   sequence_exhausted: 507,
   data_lost: 410,

@@ -5,12 +5,14 @@
 // Every read is one readonly transaction that reads the map's metadata with the instances,
 // so the caller can tell whether the layout it placed keys with is still the stored one.
 // It stores values it knows nothing of: what they mean is the maps' and logs' business.
-import type { Announcer } from "../live/changes.js";
+import type { Announcer, EntryChanges } from "../live/changes.js";
 import { AttrmapError, storageError } from "../store/errors.js";
 import type { Connection } from "./connection.js";
+import { changesEntries, type EntryWrites, storeEntries } from "./entry-store.js";
+import { type EntryKey, type KeyBounds, prefixRange } from "./keys.js";
 import { readBack, written } from "./read-back.js";
 import { attempt, request, settledBeforeCommit } from "./requests.js";
-import { INSTANCES, MAPS } from "./schema.js";
+import { ENTRIES, INSTANCES, MAPS } from "./schema.js";
 import { readOnly, runTransaction } from "./transaction.js";
 
 /** What one readwrite transaction stores: instances to put, archives to add (never overwrite), to delete, the metadata. */
@@ -22,6 +24,8 @@ export interface Writes<T> {
   deleteRange?: readonly [from: string, to: string];
   /** The new metadata record; `null` removes it. */
   meta?: object | null;
+  /** What the write does to the map's index entries. */
+  entries?: EntryWrites | undefined;
   result: T;
 }
 
@@ -34,8 +38,11 @@ export interface Snapshot {
   all?: unknown[];
 }
 
-/** How much of the whole map a write reads besides the instances it names. */
-export type ReadAll = "keys" | "values" | undefined;
+/**
+ * How much of the whole map a write reads besides the instances it names: every name, every
+ * value, or (a step of a walk) the values of up to `limit` instances named after `after`.
+ */
+export type ReadAll = "keys" | "values" | { after: string | undefined; limit: number } | undefined;
 
 /** One whole-map rewrite in progress (see InstanceStore.rewrite). */
 export interface Rewrite {
@@ -54,7 +61,7 @@ export interface Rewrite {
  * What one read of a map covers: instances by name (none: the map's metadata alone), every
  * instance (`"all"`: a walk or a count), or the layout alone (opening the map).
  */
-export type ReadScope = readonly string[] | "all" | "layout";
+export type ReadScope = readonly string[] | "all" | "layout" | { entries: readonly KeyBounds[] };
 
 /** Told of every read of the store before it is made: live queries learn from it what a query read. */
 export type ReadObserver = (map: string, scope: ReadScope) => void;
@@ -142,6 +149,11 @@ export class InstanceStore {
     return { meta: this.own(meta), values: values.map(this.own) };
   }
 
+  /** How many instances `map` has. */
+  countInstances(map: string, doing: string): Promise<number> {
+    return this.reading(map, "all", doing, (tx) => request(tx.objectStore(INSTANCES).count(this.instancesOf(map)), doing));
+  }
+
   /** How many instances of `map` are named from `range[0]` (included) to `range[1]` (excluded). */
   countRange(map: string, range: readonly [string, string], doing: string): Promise<number> {
     return this.reading(map, "all", doing, (tx) =>
@@ -181,17 +193,20 @@ export class InstanceStore {
     const result = await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const maps = tx.objectStore(MAPS);
+      const walk = typeof all === "object" ? all : undefined;
+      const scope = this.instancesOf(map, walk?.after);
       const [meta, keys, everything, ...values] = await Promise.all([
         request(maps.get(map), doing),
-        all ? request(store.getAllKeys(this.instancesOf(map)), doing) : undefined,
-        all === "values" ? request(store.getAll(this.instancesOf(map)), doing) : undefined,
+        all ? request(store.getAllKeys(scope, walk?.limit), doing) : undefined,
+        all && all !== "keys" ? request(store.getAll(scope, walk?.limit), doing) : undefined,
         ...instances.map((i) => request(store.get([map, i]), doing)),
       ]);
       const names = keys?.map(instanceOf);
       before = { meta: this.own(meta), values: values.map(this.own), names, all: everything?.map(this.own) };
       const writes = (planned = compute(before));
+      const indexed = writes.entries ? await storeEntries(tx, writes.entries, this.connection.keyRange, doing) : [];
       const [ranged, issued] = attempt(doing, () => {
-        const issued: IDBRequest[] = [];
+        const issued: IDBRequest[] = [...indexed];
         if (writes.meta === null) issued.push(maps.delete(map));
         else if (writes.meta) issued.push(maps.put(writes.meta, map));
         let inRange: IDBRequest<IDBValidKey[]> | undefined;
@@ -210,11 +225,13 @@ export class InstanceStore {
       return writes.result;
     }).catch(async (e: unknown) => {
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || !planned) throw e;
+      // Entries alone (a step of an index build) cannot be read back: the caller starts again.
+      if (written(planned).size === 0 && planned.meta === undefined) throw e;
       await readBack(this, map, doing, instances, before!, planned, e);
       return planned.result;
     });
-    // Announced only once committed, and only when instances changed (not for a layout alone).
-    this.announceChanged(map, [...written(planned!).keys(), ...dropped]);
+    // Announced only once committed, and only when instances or entries changed (not for a layout alone).
+    this.announceChanged(map, [...written(planned!).keys(), ...dropped], planned!.entries);
     return result;
   }
 
@@ -267,6 +284,61 @@ export class InstanceStore {
     return result as T;
   }
 
+  /**
+   * Reads, in one readonly transaction: the map's metadata, the index entries of `map` in
+   * `ranges` (in order, or from the last with `reverse`) up to `limit`, then the instances
+   * `locate` names for them (none with `keysOnly`). `locate` may throw to end the read.
+   */
+  search(
+    map: string,
+    ranges: readonly KeyBounds[],
+    { reverse, limit, keysOnly }: { reverse: boolean; limit: number; keysOnly: boolean },
+    doing: string,
+    locate: (meta: unknown, keys: EntryKey[]) => string[],
+  ): Promise<{ keys: EntryKey[]; names: string[]; values: unknown[] }> {
+    return this.reading(
+      map,
+      { entries: ranges },
+      doing,
+      async (tx) => {
+        const entries = tx.objectStore(ENTRIES);
+        const metaRead = request(tx.objectStore(MAPS).get(map), doing);
+        const keys: EntryKey[] = [];
+        for (const r of reverse ? [...ranges].reverse() : ranges) {
+          const left = limit - keys.length;
+          if (left <= 0) break;
+          const range = this.connection.keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen);
+          if (!reverse)
+            keys.push(
+              ...((await request(entries.getAllKeys(range, Number.isFinite(left) ? left : undefined), doing)) as EntryKey[]),
+            );
+          else keys.push(...(await lastKeys(entries, range, left, doing)));
+        }
+        const names = locate(this.own(await metaRead), keys);
+        if (keysOnly || names.length === 0) return { keys, names: [], values: [] };
+        this.observer?.(map, names);
+        const store = tx.objectStore(INSTANCES);
+        const values = await Promise.all(names.map((n) => request(store.get([map, n]), doing)));
+        return { keys, names, values: values.map(this.own) };
+      },
+      true,
+    );
+  }
+
+  /** How many index entries of `map` lie in `ranges`, with the map's metadata, in one readonly transaction. */
+  countEntries(map: string, ranges: readonly KeyBounds[], doing: string): Promise<{ meta: unknown; count: number }> {
+    return this.reading(map, { entries: ranges }, doing, async (tx) => {
+      const entries = tx.objectStore(ENTRIES);
+      const [meta, ...counts] = await Promise.all([
+        request(tx.objectStore(MAPS).get(map), doing),
+        ...ranges.map((r) =>
+          request(entries.count(this.connection.keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen)), doing),
+        ),
+      ]);
+      return { meta: this.own(meta), count: counts.reduce((a: number, b) => a + (b as number), 0) };
+    });
+  }
+
   /** The map's metadata and its first instance named after `after` (undefined: the first), in one readonly transaction. */
   readNext(
     map: string,
@@ -317,9 +389,10 @@ export class InstanceStore {
     );
   }
 
-  /** Tells every context of the origin that these instances of `map` changed (none: nothing). */
-  announceChanged(map: string, instances: string[]): void {
-    if (instances.length > 0) this.announcer.announce(map, instances);
+  /** Tells every context of the origin that these instances (and entries) of `map` changed (none: nothing). */
+  announceChanged(map: string, instances: string[], entries?: EntryWrites): void {
+    const changed = changesEntries(entries) ? entryChanges(entries) : undefined;
+    if (instances.length > 0 || changed) this.announcer.announce(map, instances, changed);
   }
 
   /** Closes the connection and the change channel; the next call opens new ones. */
@@ -327,6 +400,33 @@ export class InstanceStore {
     this.announcer.close();
     this.connection.close();
   }
+}
+
+/** Up to `limit` keys of `range`, from the last. */
+function lastKeys(store: IDBObjectStore, range: IDBKeyRange, limit: number, doing: string): Promise<EntryKey[]> {
+  return new Promise((resolve, reject) => {
+    const keys: EntryKey[] = [];
+    const req = store.openKeyCursor(range, "prev");
+    req.onerror = () => reject(storageError(req.error, doing));
+    req.onsuccess = () => {
+      const cursor = req.result;
+      if (!cursor) return resolve(keys);
+      keys.push(cursor.primaryKey as EntryKey);
+      if (keys.length >= limit) resolve(keys);
+      else cursor.continue();
+    };
+  });
+}
+
+/** The most entry keys a change announces one by one; past it, the ranges of their indexes. */
+const ANNOUNCED_ENTRIES = 1000;
+
+/** What a write did to entries, as its announcement tells it. */
+function entryChanges(writes: EntryWrites): EntryChanges {
+  const keys = [...writes.put, ...writes.delete];
+  if (keys.length <= ANNOUNCED_ENTRIES) return { keys, ranges: writes.deleteRanges };
+  const indexes = new Map(keys.map((k) => [JSON.stringify(k.slice(0, 2)), k.slice(0, 2)]));
+  return { keys: [], ranges: [...writes.deleteRanges, ...[...indexes.values()].map(prefixRange)] };
 }
 
 /** The instance name of a key `[map, instance]` of the instances' object store. */

@@ -2,6 +2,8 @@
 // (or looked for and did not find: the instance store tells every read, see ReadObserver); it
 // runs again when a change announced on the database's channel touches one of them, whichever
 // context of the origin wrote it.
+
+import { inRange, type KeyBounds, overlap } from "../idb/keys.js";
 import * as args from "../store/args.js";
 import type { Attrmap } from "../store/attrmap.js";
 import type { Context } from "../store/context.js";
@@ -48,13 +50,24 @@ export interface LiveQuery<T> {
 /** Everything of `map` (an iteration or a count read it whole). */
 const WHOLE_MAP = "\u0000*";
 
+/** What one run of a query read: instances (`map\0instance`), and ranges of index entries by map. */
+interface Reads {
+  instances: Set<string>;
+  entries: Map<string, KeyBounds[]>;
+}
+
 /** A context whose store notes what each read covers into `deps`; writes pass through. */
-function tracking(ctx: Context, deps: Set<string>): Context {
-  const note = (map: string, instance: string) => deps.add(`${map}\u0000${instance}`);
+function tracking(ctx: Context, deps: Reads): Context {
+  const note = (map: string, instance: string) => deps.instances.add(`${map}\u0000${instance}`);
   const store = ctx.store.observed((map, scope) => {
     // Opening a map reads its layout, on every run: a change of layout shows in every later read.
     if (scope === "layout") return;
     if (scope === "all") return note(map, WHOLE_MAP);
+    if (!Array.isArray(scope)) {
+      // A query of an index: a build's steps and a drop announce entries of its ranges too.
+      const { entries } = scope as { entries: readonly KeyBounds[] };
+      return void deps.entries.set(map, [...(deps.entries.get(map) ?? []), ...entries]);
+    }
     // A read of the metadata alone uses a log's state, which every append changes with `current`.
     if (scope.length === 0) note(map, CURRENT);
     for (const instance of scope) note(map, instance);
@@ -88,8 +101,13 @@ function callbacks(observer: unknown, invalidate: unknown): [next: Callback | un
   return [bound("next"), bound("error") ?? report];
 }
 
-function touches(deps: ReadonlySet<string>, change: Change): boolean {
-  return deps.has(`${change.map}\u0000${WHOLE_MAP}`) || change.instances.some((i) => deps.has(`${change.map}\u0000${i}`));
+function touches(deps: Reads, change: Change): boolean {
+  const read = (instance: string) => deps.instances.has(`${change.map}\u0000${instance}`);
+  if (read(WHOLE_MAP) || change.instances.some(read)) return true;
+  const ranges = deps.entries.get(change.map);
+  if (!ranges || !change.entries) return false;
+  const { keys, ranges: changed } = change.entries;
+  return ranges.some((r) => keys.some((k) => inRange(k, r)) || changed.some((c) => overlap(r, c)));
 }
 
 /** @internal The live query of `query`, run over views of `ctx` that `view` makes. */
@@ -103,7 +121,7 @@ export function liveQuery<T>(
       const [next, error] = callbacks(observer, invalidate);
       let stopped = false;
       let running = false;
-      let deps = new Set<string>();
+      let deps: Reads = { instances: new Set(), entries: new Map() };
       // Changes announced while the query runs: they are checked against what this run reads.
       let during: Change[] = [];
       // The database was lost or a loss acknowledged while the query ran: it runs again anyway.
@@ -114,7 +132,7 @@ export function liveQuery<T>(
         do {
           during = [];
           reset = false;
-          const read = new Set<string>();
+          const read: Reads = { instances: new Set(), entries: new Map() };
           try {
             const value = await query(view(tracking(ctx, read)));
             deps = read;

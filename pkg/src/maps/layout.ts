@@ -2,6 +2,7 @@
 // stored data: keys and tokens mean something only under the layout they were written with.
 // This module reads stored metadata records (every rule they break is `corrupt_data`) and
 // decides what opening a map with given options means.
+import { type StoredIndex, storedIndexes } from "../indexes/definition.js";
 import { describeType } from "../store/args.js";
 import { AttrmapError, checkStored } from "../store/errors.js";
 import {
@@ -27,6 +28,8 @@ export interface PartitionedLayout {
   partitionCount: number;
   /** `"exact"`, `"email"`, or the name of the caller's canonicalizer (`"custom"` if it has none). */
   keyRule: string;
+  /** The map's indexes (docs/indexes.md); absent when it has none. */
+  indexes?: StoredIndex[];
 }
 
 /** From `fromSequence` on, chunks hold `chunkSize` records (the type is the wasm encodings'). */
@@ -97,7 +100,9 @@ function partitioned(where: string, raw: object): PartitionedLayout {
     wasm.resolvePartitionCount(count);
     if (keyRule !== "") wasm.checkKeyRule(keyRule, keyRule !== EXACT_KEYS && keyRule !== EMAIL_KEYS);
   });
-  return { kind: "partitioned", layoutVersion: version, partitionCount: count, keyRule };
+  const indexes = storedIndexes(where, field(raw, "indexes"));
+  const layout: PartitionedLayout = { kind: "partitioned", layoutVersion: version, partitionCount: count, keyRule };
+  return indexes.length > 0 ? { ...layout, indexes } : layout;
 }
 
 /** Reads and checks a stored log's layout and bookkeeping. */

@@ -4,7 +4,23 @@
 
 import { commit } from "../concurrency/group-commit.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
+import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
 import type { Snapshot, Writes } from "../idb/instance-store.js";
+import { type EntryKey, type Owner, ownerOf, prefixRange } from "../idb/keys.js";
+import { buildIndex, dropIndex, type Indexed } from "../indexes/build.js";
+import {
+  type CreateIndexOptions,
+  declared,
+  definition,
+  type IndexDefinition,
+  type IndexSpec,
+  indexName,
+  publicDefinition,
+  type StoredIndex,
+  sameDefinition,
+} from "../indexes/definition.js";
+import { changeEntries, describeValue } from "../indexes/entries.js";
+import { Query, type ReadPlan, rangesAfter, rangesOf } from "../indexes/query.js";
 import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
 import { AttrmapError, corrupt } from "../store/errors.js";
@@ -30,6 +46,12 @@ export interface PartitionedMapOptions {
   keyRule?: string | undefined;
   /** Your own canonicalizer (its rule is stored as `keyRule`, `"custom"` if you give no name). Must be stable. */
   canonicalizeKey?: ((key: string) => string) | undefined;
+  /**
+   * Indexes the map must have (docs/indexes.md): by name, a key path or `{ keyPath, unique,
+   * multiEntry }`. A missing one is built as the map opens; one stored with another
+   * definition is `layout_mismatch`; stored ones not declared are kept.
+   */
+  indexes?: Readonly<Record<string, IndexSpec>> | undefined;
 }
 
 /** A partition instance: canonical key to value. A `Map`, so any string key round-trips (`__proto__` too). */
@@ -106,11 +128,24 @@ export class PartitionedMap<V> {
       keyRule,
       custom: canonicalizeKey !== undefined,
     };
+    const indexes = declared("options.indexes", args.field("options", o, "indexes"));
     const layout = await ctx.store.openMap(name, `opening map "${name}"`, (meta) => {
       const opened = openPartitioned(name, meta, wanted);
       return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
     });
-    return new PartitionedMap<V>(ctx, name, layout, canonicalizeKey, check);
+    const map = new PartitionedMap<V>(ctx, name, layout, canonicalizeKey, check);
+    for (const def of indexes) {
+      const stored = layout.indexes?.find((i) => i.name === def.name);
+      if (stored && !sameDefinition(stored, def))
+        throw new AttrmapError(
+          "layout_mismatch",
+          `map "${name}" has index "${def.name}" on ${JSON.stringify(stored.keyPath)}` +
+            `${stored.unique ? " (unique)" : ""}${stored.multiEntry ? " (multiEntry)" : ""}, ` +
+            "but was opened with another definition",
+        );
+      if (!stored || stored.building) await map.build(def, {});
+    }
+    return map;
   }
 
   /** The partition count of the stored layout, as this object last saw it. */
@@ -355,7 +390,166 @@ export class PartitionedMap<V> {
     const result = change(partition);
     const put = [...edited].filter(([, p]) => p.size > 0);
     const removed = [...edited].filter(([n, p]) => p.size === 0 && stored.get(n) !== undefined).map(([n]) => n);
-    return { put, delete: removed, meta: meta === undefined ? layout : undefined, result };
+    const entries = layout.indexes ? this.entryChanges(layout.indexes, stored, edited) : undefined;
+    return { put, delete: removed, meta: meta === undefined ? layout : undefined, entries, result };
+  }
+
+  /** What edits to partitions (`stored` before, `edited` after) do to the entries of `indexes`. */
+  private entryChanges(
+    indexes: readonly IndexDefinition[],
+    stored: ReadonlyMap<string, unknown>,
+    edited: ReadonlyMap<string, Partition<V>>,
+  ): EntryWrites {
+    const out = noEntryWrites();
+    for (const [name, after] of edited) {
+      const before = this.partition(name, stored.get(name));
+      // An edit copies the stored partition: a value it did not change is the same object.
+      for (const [key, value] of after)
+        if (!before.has(key) || before.get(key) !== value)
+          changeEntries(this.name, indexes, key, before.get(key), value, out, this.conflict);
+      for (const [key, value] of before)
+        if (!after.has(key)) changeEntries(this.name, indexes, key, value, undefined, out, this.conflict);
+    }
+    return out;
+  }
+
+  /** The error of a write that would give unique index `def` value `flat` for `owner` while `other` has it. */
+  private conflict = (def: IndexDefinition, flat: ReadonlyArray<string | number>, owner: Owner, other: Owner): AttrmapError =>
+    new AttrmapError(
+      "constraint_violation",
+      `index "${def.name}" of map "${this.name}": value ${describeValue(flat, Array.isArray(def.keyPath))} ` +
+        `is held by ${JSON.stringify(other)}, so ${JSON.stringify(owner)} cannot hold it`,
+    );
+
+  /** The map as an index build sees it. */
+  private get indexed(): Indexed {
+    return {
+      ctx: this.ctx,
+      name: this.name,
+      ownersOf: (instance, value) => this.partition(instance, value),
+      conflict: this.conflict,
+    };
+  }
+
+  private async build(def: IndexDefinition, options: CreateIndexOptions): Promise<void> {
+    await buildIndex(this.indexed, def, options);
+    await this.refresh();
+  }
+
+  /** Reads the stored layout again (after a change of indexes, here or in another context). */
+  private async refresh(): Promise<void> {
+    const { meta } = await this.ctx.store.read(this.name, []);
+    if (meta !== undefined) this.reloadLayout(meta);
+  }
+
+  /**
+   * Adds an index (docs/indexes.md): `keyPath` is a dotted path into the values, or an array of
+   * them for a compound index. Builds its entries over the map as it is, all or nothing (an
+   * error or an abort of `signal` adds nothing), reporting progress; writers in any context go
+   * on meanwhile and keep it. Needs no version upgrade of the database: no tab is blocked.
+   * Nothing if the index exists with this definition; `already_exists` if with another.
+   */
+  async createIndex(name: string, keyPath: string | readonly string[], options: CreateIndexOptions = {}): Promise<void> {
+    const def = definition(indexName("name", name), keyPath, args.options("options", options));
+    await this.build(def, options);
+  }
+
+  /** Removes an index and its entries (after any build of it in progress); whether it was there. */
+  async dropIndex(name: string, options: WriteOptions = {}): Promise<boolean> {
+    const dropped = await dropIndex(this.indexed, indexName("name", name), options);
+    await this.refresh();
+    return dropped;
+  }
+
+  /** The map's indexes, as stored now (an index still being built is not listed). */
+  async indexes(): Promise<IndexDefinition[]> {
+    await this.refresh();
+    return (this.layout.indexes ?? []).filter((i) => !i.building).map(publicDefinition);
+  }
+
+  /**
+   * A query of index `name`: `where("byCompany").equals("Acme").toArray()`. Each read is one
+   * readonly transaction over the index and the partitions its entries name; no lock.
+   */
+  where(name: string): Query<[string, V]> {
+    const index = indexName("name", name);
+    return new Query<[string, V]>(
+      { readIndex: (i, plan) => this.readIndex(i, plan), countIndex: (i, plan) => this.countIndex(i, plan) },
+      index,
+    );
+  }
+
+  /** The definition of index `name` under `layout`; reads the layout again once if it is not there. */
+  private async indexDefinition(name: string): Promise<StoredIndex> {
+    let found = this.layout.indexes?.find((i) => i.name === name);
+    if (!found) {
+      await this.refresh();
+      found = this.layout.indexes?.find((i) => i.name === name);
+    }
+    if (!found) throw args.invalid(`map "${this.name}" has no index "${name}"`);
+    return found;
+  }
+
+  /** Throws StaleLayout for another layout, and `invalid_argument` while index `name` is being built. */
+  private queryable(raw: unknown, layout: PartitionedLayout, name: string): void {
+    this.current(raw, layout);
+    const stored = (raw as { indexes?: StoredIndex[] } | undefined)?.indexes?.find((i) => i.name === name);
+    if (stored === undefined) throw new StaleLayout(raw);
+    if (stored.building)
+      throw args.invalid(
+        `index "${name}" of map "${this.name}" is being built (or its build was interrupted: createIndex again)`,
+      );
+  }
+
+  private rangesOf(def: StoredIndex, plan: ReadPlan) {
+    const ranges = rangesOf(this.name, def, plan.condition);
+    return plan.after ? rangesAfter(ranges, [this.name, def.name], plan.after, plan.reverse) : ranges;
+  }
+
+  private readIndex(index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: Array<[string, V]> }> {
+    return this.withLayout(async (layout) => {
+      const def = await this.indexDefinition(index);
+      const owners = new Map<string, string>(); // canonical key to partition
+      const found = await this.ctx.store.search(
+        this.name,
+        this.rangesOf(def, plan),
+        { reverse: plan.reverse, limit: plan.limit, keysOnly: plan.keysOnly === true },
+        `reading index "${index}" of map "${this.name}"`,
+        (meta, keys) => {
+          this.queryable(meta, layout, index);
+          for (const key of keys) {
+            const owner = ownerOf(key) as string;
+            const placed = wasm.placeKey(owner, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
+            owners.set(owner, wasm.partitionName(placed.index, layout.partitionCount));
+          }
+          return [...new Set(owners.values())];
+        },
+      );
+      if (plan.keysOnly) return { keys: found.keys, entries: [] };
+      const partitions = new Map(found.names.map((n, i) => [n, this.partition(n, found.values[i])]));
+      const entries = found.keys.map((key): [string, V] => {
+        const owner = ownerOf(key) as string;
+        const instance = owners.get(owner)!;
+        const partition = partitions.get(instance)!;
+        if (!partition.has(owner))
+          throw corrupt(this.name, instance, `index "${index}" lists key ${JSON.stringify(owner)}, which is not stored`);
+        return [owner, this.entry(instance, partition, owner) as V];
+      });
+      return { keys: found.keys, entries };
+    });
+  }
+
+  private countIndex(index: string, plan: ReadPlan): Promise<number> {
+    return this.withLayout(async (layout) => {
+      const def = await this.indexDefinition(index);
+      const { meta, count } = await this.ctx.store.countEntries(
+        this.name,
+        this.rangesOf(def, plan),
+        `counting index "${index}" of map "${this.name}"`,
+      );
+      this.queryable(meta, layout, index);
+      return count;
+    });
   }
 
   /** Entries per stored partition, by partition name (index order). Reads every partition, one at a time, in one transaction. */
@@ -389,7 +583,8 @@ export class PartitionedMap<V> {
           `clearing map "${this.name}"`,
           ({ meta, names }) => {
             this.current(meta, layout);
-            return { delete: names, meta: meta === undefined ? layout : undefined, result: undefined };
+            const entries = layout.indexes ? { ...noEntryWrites(), deleteRanges: [prefixRange([this.name])] } : undefined;
+            return { delete: names, meta: meta === undefined ? layout : undefined, entries, result: undefined };
           },
           "keys",
         ),

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "layout_mismatch",
   "layout_changed",
   "already_exists",
+  "constraint_violation",
   "not_exportable",
   "sequence_exhausted",
   "corrupt_data",

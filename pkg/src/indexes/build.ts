@@ -1,0 +1,142 @@
+// Adding and dropping an index (docs/indexes.md, "Defining an index"), for a map or a log alike.
+// A build holds the map's lock (resizes, clears and other builds wait) but not its instances'
+// locks: writers go on between its steps. Its first transaction puts the definition in the
+// layout, flagged `building` (layoutVersion + 1), so every write from then on keeps the index's
+// entries; then it walks the instances a few per readwrite transaction, putting the entries
+// of what each step reads; the last transaction clears the flag. A crash leaves the flag: the
+// index is not queried, writes keep its entries, and the next createIndex walks it again.
+// Any error or an abort drops the definition and its entries: all or nothing.
+import { type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
+import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
+import { type Owner, prefixRange } from "../idb/keys.js";
+import * as args from "../store/args.js";
+import { type Context, lockKey } from "../store/context.js";
+import { AttrmapError } from "../store/errors.js";
+import {
+  type CreateIndexOptions,
+  type IndexBuildProgress,
+  type IndexDefinition,
+  type StoredIndex,
+  sameDefinition,
+  storedIndexes,
+} from "./definition.js";
+import { type ConflictError, changeEntries } from "./entries.js";
+
+/** Instances a build reads per transaction. */
+const BUILD_STEP = 16;
+
+/** What a build needs of the map or log it indexes. */
+export interface Indexed {
+  ctx: Context;
+  name: string;
+  /** The owners and values an instance holds (a partition's keys, a chunk's sequences). */
+  ownersOf(instance: string, value: unknown): Iterable<readonly [Owner, unknown]>;
+  conflict: ConflictError;
+}
+
+type Meta = Record<string, unknown> & { layoutVersion: number };
+
+function metaOf(target: Indexed, raw: unknown): { meta: Meta; indexes: StoredIndex[] } {
+  if (typeof raw !== "object" || raw === null)
+    throw new AttrmapError("layout_changed", `map "${target.name}" was removed while its index was being changed`);
+  const meta = raw as Meta;
+  return { meta, indexes: storedIndexes(`map "${target.name}"`, meta.indexes) };
+}
+
+/** The layout record `meta` with `indexes` (none: the field left out, as before any index). */
+function withIndexes(meta: Meta, indexes: StoredIndex[], version: number): object {
+  const { indexes: _, ...rest } = meta;
+  return indexes.length > 0 ? { ...rest, layoutVersion: version, indexes } : { ...rest, layoutVersion: version };
+}
+
+/**
+ * Builds index `def` of `target` (see above); nothing when one of that definition exists, and
+ * `already_exists` when one of that name has another.
+ */
+export async function buildIndex(target: Indexed, def: IndexDefinition, options: CreateIndexOptions): Promise<void> {
+  const opts = writeOptions(options);
+  const progress = args.field("options", args.options("options", options), "onProgress");
+  const onProgress =
+    progress === undefined ? undefined : args.func<(p: IndexBuildProgress) => void>("options.onProgress", progress);
+  const { ctx, name: map } = target;
+  const doing = `building index "${def.name}" of map "${map}"`;
+  const stop = () => {
+    if (opts.signal?.aborted)
+      throw new AttrmapError("aborted", `${doing} was aborted; the index was not added`, { cause: opts.signal.reason });
+  };
+  await withLocks(ctx.locks, [{ key: lockKey(ctx, map), mode: "exclusive" }], opts, async () => {
+    const version = await ctx.store.write(map, [], doing, ({ meta: raw }) => {
+      const { meta, indexes } = metaOf(target, raw);
+      const found = indexes.find((i) => i.name === def.name);
+      if (found && !sameDefinition(found, def))
+        throw new AttrmapError(
+          "already_exists",
+          `map "${map}" has an index "${def.name}" with another definition; drop it first`,
+        );
+      if (found && !found.building) return { result: undefined };
+      if (found) return { result: meta.layoutVersion }; // a build a crash interrupted: walked again
+      const next = meta.layoutVersion + 1;
+      const entries: EntryWrites = { ...noEntryWrites(), deleteRanges: [prefixRange([map, def.name])] };
+      return { meta: withIndexes(meta, [...indexes, { ...def, building: true }], next), entries, result: next };
+    });
+    if (version === undefined) return;
+    try {
+      const total = await ctx.store.countInstances(map, doing);
+      let done = 0;
+      for (let after: string | undefined; ; ) {
+        stop();
+        const step = await ctx.store.write(
+          map,
+          [],
+          doing,
+          ({ meta: raw, names, all }) => {
+            if (metaOf(target, raw).meta.layoutVersion !== version)
+              throw new AttrmapError("layout_changed", `map "${map}" changed its layout while index "${def.name}" was built`);
+            const entries = noEntryWrites();
+            names!.forEach((instance, i) => {
+              for (const [owner, value] of target.ownersOf(instance, all![i]))
+                changeEntries(map, [def], owner, undefined, value, entries, target.conflict);
+            });
+            return { entries, result: names! };
+          },
+          { after, limit: BUILD_STEP },
+        );
+        done += step.length;
+        onProgress?.({ done, total: Math.max(total, done) });
+        if (step.length < BUILD_STEP) break;
+        after = step.at(-1);
+      }
+      stop();
+      await ctx.store.write(map, [], doing, ({ meta: raw }) => {
+        const { meta, indexes } = metaOf(target, raw);
+        const built = indexes.map((i) => (i.name === def.name ? { ...def } : i));
+        return { meta: withIndexes(meta, built, meta.layoutVersion), result: undefined };
+      });
+      // Queries that found it being built read it again.
+      ctx.store.announceChanged(map, [], { ...noEntryWrites(), deleteRanges: [prefixRange([map, def.name])] });
+    } catch (e) {
+      await removeIndex(target, def.name, doing).catch(() => undefined); // if this fails too, the next build starts again
+      throw e;
+    }
+  });
+}
+
+/** Removes index `index` and its entries in one transaction; whether it was there. */
+function removeIndex(target: Indexed, index: string, doing: string): Promise<boolean> {
+  const map = target.name;
+  return target.ctx.store.write(map, [], doing, ({ meta: raw }) => {
+    const { meta, indexes } = metaOf(target, raw);
+    if (!indexes.some((i) => i.name === index)) return { result: false };
+    const entries: EntryWrites = { ...noEntryWrites(), deleteRanges: [prefixRange([map, index])] };
+    const left = indexes.filter((i) => i.name !== index);
+    return { meta: withIndexes(meta, left, meta.layoutVersion + 1), entries, result: true };
+  });
+}
+
+/** Drops index `index` under the map's lock (after any build); whether it was there. */
+export function dropIndex(target: Indexed, index: string, options: WriteOptions): Promise<boolean> {
+  const { ctx, name: map } = target;
+  return withLocks(ctx.locks, [{ key: lockKey(ctx, map), mode: "exclusive" }], writeOptions(options), () =>
+    removeIndex(target, index, `dropping index "${index}" of map "${map}"`),
+  );
+}

@@ -1,0 +1,145 @@
+// An index's definition (docs/indexes.md, "Defining an index"): what a caller gives, what a map's
+// layout stores, and the one check of each. A definition is data: what it means for a value is
+// entries.ts's business.
+import type { WriteOptions } from "../concurrency/locks.js";
+import * as args from "../store/args.js";
+import { AttrmapError } from "../store/errors.js";
+import { MAX_COMPOUND_LENGTH } from "../wasm/constants.js";
+
+/** The longest index name, in UTF-16 code units: a name is part of every entry's key. */
+export const MAX_INDEX_NAME_LENGTH = 256;
+/** The most indexes one map may have: every write computes the entries of each. */
+export const MAX_INDEXES = 64;
+
+/** An index of a map or log, as `map.indexes()` lists it. */
+export interface IndexDefinition {
+  name: string;
+  /** A dotted path into the value, or (a compound index) 1 to 16 of them. */
+  keyPath: string | string[];
+  /** Two entries may not hold the same value (`constraint_violation`). */
+  unique: boolean;
+  /** An array found at the path is indexed once for each distinct element. */
+  multiEntry: boolean;
+}
+
+/** A definition as a layout stores it: `building` while its entries are being written (see createIndex). */
+export interface StoredIndex extends IndexDefinition {
+  building?: true;
+}
+
+/** How an index is declared: its key path alone, or the key path with its options. */
+export type IndexSpec =
+  | string
+  | readonly string[]
+  | { keyPath: string | readonly string[]; unique?: boolean | undefined; multiEntry?: boolean | undefined };
+
+/** An index name, checked. */
+export function indexName(name: string, value: unknown): string {
+  const s = args.string(name, value);
+  if (s.length === 0 || s.length > MAX_INDEX_NAME_LENGTH)
+    throw args.invalid(`${name} must be 1 to ${MAX_INDEX_NAME_LENGTH} characters, got ${s.length}`);
+  return s;
+}
+
+function onePath(name: string, value: unknown): string {
+  const path = args.string(name, value);
+  if (path.length === 0 || path.length > MAX_INDEX_NAME_LENGTH || path.split(".").some((part) => part === ""))
+    throw args.invalid(
+      `${name} must be a dotted path of non-empty property names ("companyName", "address.city"), ` +
+        `at most ${MAX_INDEX_NAME_LENGTH} characters, got ${JSON.stringify(path)}`,
+    );
+  return path;
+}
+
+/** A key path, checked: one dotted path, or an array of 1 to 16 of them. */
+export function keyPath(name: string, value: unknown): string | string[] {
+  if (!args.isArray(value)) return onePath(name, value);
+  const paths = args.list<unknown>(name, value, MAX_COMPOUND_LENGTH).map((p, i) => onePath(`${name}[${i}]`, p));
+  if (paths.length === 0) throw args.invalid(`${name} must name at least one path`);
+  return paths;
+}
+
+function flag(owner: string, o: object, key: string): boolean {
+  const v = args.field(owner, o, key);
+  return v === undefined ? false : args.boolean(`${owner}.${key}`, v);
+}
+
+/** A definition from its name, key path and options (`unique`, `multiEntry`), checked. */
+export function definition(name: string, path: unknown, options: object, owner = "options"): IndexDefinition {
+  const def = {
+    name,
+    keyPath: keyPath("keyPath", path),
+    unique: flag(owner, options, "unique"),
+    multiEntry: flag(owner, options, "multiEntry"),
+  };
+  if (def.multiEntry && Array.isArray(def.keyPath))
+    throw args.invalid(`index "${name}": a compound key path cannot be multiEntry (as in IndexedDB)`);
+  return def;
+}
+
+/** The definitions of the `indexes` option: `{ name: keyPath | { keyPath, unique, multiEntry } }`. */
+export function declared(name: string, value: unknown): IndexDefinition[] {
+  if (value === undefined) return [];
+  const o = args.object(name, value);
+  const names = Object.keys(o);
+  if (names.length > MAX_INDEXES) throw args.invalid(`${name} may declare at most ${MAX_INDEXES} indexes, got ${names.length}`);
+  return names.map((key) => {
+    const index = indexName(`${name} key`, key);
+    const spec = args.field(name, o, key);
+    if (typeof spec === "string" || args.isArray(spec)) return definition(index, spec, {});
+    const s = args.object(`${name}.${key}`, spec);
+    return definition(index, args.field(`${name}.${key}`, s, "keyPath"), s, `${name}.${key}`);
+  });
+}
+
+/** Whether two definitions index the same values the same way. */
+export function sameDefinition(a: IndexDefinition, b: IndexDefinition): boolean {
+  const paths = (d: IndexDefinition) => JSON.stringify(d.keyPath);
+  return a.name === b.name && paths(a) === paths(b) && a.unique === b.unique && a.multiEntry === b.multiEntry;
+}
+
+/** The definition as `indexes()` gives it: a copy, without the stored build flag. */
+export function publicDefinition(d: IndexDefinition): IndexDefinition {
+  return {
+    name: d.name,
+    keyPath: Array.isArray(d.keyPath) ? [...d.keyPath] : d.keyPath,
+    unique: d.unique,
+    multiEntry: d.multiEntry,
+  };
+}
+
+/** The `indexes` field of a stored layout, checked (absent: none); anything else is `corrupt_data` named by `where`. */
+export function storedIndexes(where: string, raw: unknown): StoredIndex[] {
+  if (raw === undefined) return [];
+  const bad = (why: string) => new AttrmapError("corrupt_data", `${where}: the layout's indexes ${why}`);
+  if (!Array.isArray(raw) || raw.length > MAX_INDEXES) throw bad(`are not an array of at most ${MAX_INDEXES} definitions`);
+  const seen = new Set<string>();
+  return raw.map((d: unknown, i) => {
+    if (typeof d !== "object" || d === null) throw bad(`[${i}] is not an object`);
+    const r = d as Record<string, unknown>;
+    let def: IndexDefinition;
+    try {
+      def = definition(indexName("name", r.name), r.keyPath, r);
+    } catch (e) {
+      throw bad(`[${i}] is not a definition (${(e as Error).message})`);
+    }
+    if (seen.has(def.name)) throw bad(`name "${def.name}" twice`);
+    seen.add(def.name);
+    if (r.building !== undefined && r.building !== true) throw bad(`[${i}] has a building flag that is not true`);
+    return r.building ? { ...def, building: true } : def;
+  });
+}
+
+/** How far a build has got: instances read (partitions, a log's chunks), of all of them. */
+export interface IndexBuildProgress {
+  done: number;
+  total: number;
+}
+
+/** How `createIndex` waits, reports and stops. */
+export interface CreateIndexOptions extends WriteOptions {
+  unique?: boolean | undefined;
+  multiEntry?: boolean | undefined;
+  /** Called after each step of the build. */
+  onProgress?: ((progress: IndexBuildProgress) => void) | undefined;
+}

@@ -1,0 +1,130 @@
+// An index's entries (docs/storage.md, "Index entries"): one IndexedDB key per (index value,
+// owner) in the `entries` object store, `[map, index, kind1, payload1, ..., owner]`, where the
+// owner is a map's canonical key or a log's sequence. IndexedDB orders array keys element by
+// element, and each element of a value is a `[kind, payload]` pair whose kinds are numbered in
+// the index's order, so the store keeps every index sorted as docs/indexes.md orders it, and
+// equal values in owner order. Entries hold no value: a query reads the owners' values.
+import type { EntryWrites } from "../idb/entry-store.js";
+import { type Owner, prefixRange } from "../idb/keys.js";
+import {
+  INDEX_VALUE_KIND_DATE,
+  INDEX_VALUE_KIND_FALSE,
+  INDEX_VALUE_KIND_NULL,
+  INDEX_VALUE_KIND_TRUE,
+} from "../wasm/constants.js";
+import type { IndexDefinition } from "./definition.js";
+import { type IndexPair, indexPair } from "./values.js";
+
+/** `path` split at its dots. */
+function steps(path: string): string[] {
+  return path.split(".");
+}
+
+/**
+ * What a dotted path finds in a value: own data properties only, so that a getter, a prototype
+ * or a proxy's trap never runs (a stored value is plain data; a caller's value is read as the
+ * copy IndexedDB stores would be).
+ */
+export function atPath(value: unknown, path: readonly string[]): unknown {
+  let at = value;
+  for (const step of path) {
+    if (typeof at !== "object" || at === null) return undefined;
+    let d: PropertyDescriptor | undefined;
+    try {
+      d = Object.getOwnPropertyDescriptor(at, step);
+    } catch {
+      return undefined;
+    }
+    if (d === undefined || !("value" in d)) return undefined;
+    at = d.value;
+  }
+  return at;
+}
+
+/** The flat `[kind, payload, ...]` of each distinct value `value` has in the index (none: not in it). */
+export function indexValuesOf(def: IndexDefinition, value: unknown): Array<Array<string | number>> {
+  if (Array.isArray(def.keyPath)) {
+    const flat: Array<string | number> = [];
+    for (const path of def.keyPath) {
+      const pair = indexPair(atPath(value, steps(path)));
+      if (pair === undefined) return [];
+      flat.push(...pair);
+    }
+    return [flat];
+  }
+  const found = atPath(value, steps(def.keyPath));
+  if (def.multiEntry && Array.isArray(found)) {
+    const distinct = new Map<string, IndexPair>();
+    for (let i = 0; i < found.length; i++) {
+      const pair = indexPair(atPath(found, [String(i)]));
+      if (pair !== undefined) distinct.set(pairId(pair), pair);
+    }
+    return [...distinct.values()].map((p) => [...p]);
+  }
+  const pair = indexPair(found);
+  return pair === undefined ? [] : [[...pair]];
+}
+
+/** One string per distinct flattened value (the kind tells a string from a number). */
+export function pairId(flat: readonly (string | number)[]): string {
+  return JSON.stringify(flat);
+}
+
+/** The error of a unique index whose value `flat` `owner` would hold while `other` holds it. */
+export type ConflictError = (def: IndexDefinition, flat: ReadonlyArray<string | number>, owner: Owner, other: Owner) => Error;
+
+/** An index value's flat pairs as a message shows it: `"Acme"`, `3`, `null`, a date in ISO form, `["Acme", 3]`. */
+export function describeValue(flat: ReadonlyArray<string | number>, compound: boolean): string {
+  const shown: string[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    const [kind, payload] = [flat[i] as number, flat[i + 1]!];
+    shown.push(
+      kind === INDEX_VALUE_KIND_NULL
+        ? "null"
+        : kind === INDEX_VALUE_KIND_FALSE
+          ? "false"
+          : kind === INDEX_VALUE_KIND_TRUE
+            ? "true"
+            : kind === INDEX_VALUE_KIND_DATE
+              ? `Date(${new Date(payload as number).toISOString()})`
+              : JSON.stringify(payload),
+    );
+  }
+  return compound ? `[${shown.join(", ")}]` : shown[0]!;
+}
+
+/**
+ * Adds to `out` what a change of `owner`'s value from `before` to `after` (undefined: absent)
+ * does to the entries of `defs` in `map`; `conflict` makes a unique index's error.
+ */
+export function changeEntries(
+  map: string,
+  defs: readonly IndexDefinition[],
+  owner: Owner,
+  before: unknown,
+  after: unknown,
+  out: EntryWrites,
+  conflict: ConflictError,
+): void {
+  for (const def of defs) {
+    const old = before === undefined ? [] : indexValuesOf(def, before);
+    const now = after === undefined ? [] : indexValuesOf(def, after);
+    const oldIds = new Set(old.map(pairId));
+    const nowIds = new Set(now.map(pairId));
+    for (const flat of old) if (!nowIds.has(pairId(flat))) out.delete.push([map, def.name, ...flat, owner]);
+    for (const flat of now) {
+      const id = pairId(flat);
+      if (oldIds.has(id)) continue;
+      const key = [map, def.name, ...flat, owner];
+      out.put.push(key);
+      if (def.unique)
+        out.unique.push({
+          key,
+          range: prefixRange([map, def.name, ...flat]),
+          id: pairId([def.name, ...flat]),
+          owner,
+          conflict: (other) => conflict(def, flat, owner, other),
+        });
+    }
+  }
+}

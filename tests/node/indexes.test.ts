@@ -1,0 +1,446 @@
+// Indexes over fake-indexeddb (docs/indexes.md): random writes of every kind to an indexed map,
+// with every query checked after each round against a plain model written here from the
+// contract (what a key path finds, which values are indexable, their order, ties by key), and
+// unique indexes' refusals checked call by call. The engines' own IndexedDB runs the same
+// library in tests/browser/indexes.test.ts.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { inspect } from "node:util";
+import { AttrmapError, InProcessLocks, openAttrmap, type PartitionedMap } from "attrmap";
+import { exportText, importData } from "attrmap/export-import";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+
+const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (e) => (e instanceof AttrmapError ? e.code : String(e)),
+  );
+
+// ---- the model: docs/indexes.md, "What an index holds" -------------------------------------
+
+type Element = null | boolean | number | string | Date;
+interface Def {
+  name: string;
+  keyPath: string | string[];
+  unique?: boolean;
+  multiEntry?: boolean;
+}
+
+function found(value: unknown, path: string): unknown {
+  let at = value;
+  for (const step of path.split(".")) {
+    if (typeof at !== "object" || at === null || !Object.hasOwn(at, step)) return undefined;
+    at = (at as Record<string, unknown>)[step];
+  }
+  return at;
+}
+
+function indexable(v: unknown): v is Element {
+  if (v === null || typeof v === "boolean" || typeof v === "string") return true;
+  if (typeof v === "number") return Number.isFinite(v);
+  return v instanceof Date && !Number.isNaN(v.getTime());
+}
+
+/** null < false < true < numbers < dates < strings; strings by UTF-16 code units. */
+function compareElements(a: Element, b: Element): number {
+  const rank = (v: Element) =>
+    v === null ? 0 : v === false ? 1 : v === true ? 2 : typeof v === "number" ? 3 : v instanceof Date ? 4 : 5;
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  const x = a instanceof Date ? a.getTime() : a;
+  const y = b instanceof Date ? b.getTime() : b;
+  return x! < y! ? -1 : x! > y! ? 1 : 0;
+}
+
+function compareValues(a: Element[], b: Element[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = compareElements(a[i]!, b[i]!);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
+/** The values (each a list of elements) `value` has in `def`. */
+function valuesIn(def: Def, value: unknown): Element[][] {
+  if (Array.isArray(def.keyPath)) {
+    const elements = def.keyPath.map((p) => found(value, p));
+    return elements.every(indexable) ? [elements as Element[]] : [];
+  }
+  const v = found(value, def.keyPath);
+  if (def.multiEntry && Array.isArray(v)) {
+    const distinct: Element[][] = [];
+    for (const e of v) if (indexable(e) && !distinct.some((d) => compareElements(d[0]!, e) === 0)) distinct.push([e]);
+    return distinct;
+  }
+  return indexable(v) ? [[v]] : [];
+}
+
+type Row = { value: Element[]; key: string };
+
+function rows(def: Def, model: Map<string, unknown>): Row[] {
+  const out: Row[] = [];
+  for (const [key, v] of model) for (const value of valuesIn(def, v)) out.push({ value, key });
+  return out.sort((a, b) => compareValues(a.value, b.value) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+// ---- random values and writes ----------------------------------------------------------------
+
+const strings = ["", "a", "ab", "abc", "b", "Acme", "acme", "\uffff", "a\uffff", "\ud800", "Ä", "__proto__", "1"];
+const elements: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -0,
+  1,
+  -1.5,
+  2 ** 53,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  new Date(0),
+  new Date(-1),
+  new Date(Number.NaN),
+  undefined,
+  {},
+  ...strings,
+];
+const keys = ["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "__proto__", "constructor", "", "Ä"];
+
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const defs: Def[] = [
+  { name: "byCompany", keyPath: "company" },
+  { name: "byTier", keyPath: "tier" },
+  { name: "byTag", keyPath: "tags", multiEntry: true },
+  { name: "byCity", keyPath: "address.city" },
+  { name: "byPair", keyPath: ["company", "tier"] },
+];
+
+function randomValue(next: () => number): Record<string, unknown> {
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const value: Record<string, unknown> = { company: pick(strings), tier: pick(elements) };
+  if (next() < 0.7) value.tags = Array.from({ length: Math.floor(next() * 4) }, () => pick(elements));
+  if (next() < 0.6) value.address = next() < 0.8 ? { city: pick(elements) } : pick(elements);
+  if (next() < 0.1) delete value.company;
+  return value;
+}
+
+/** Every query of every index, against the model. */
+async function checkQueries(map: PartitionedMap<unknown>, model: Map<string, unknown>, next: () => number, round: string) {
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const bound = () => pick(elements.filter(indexable));
+  for (const def of defs) {
+    const all = rows(def, model);
+    const compound = Array.isArray(def.keyPath);
+    const arg = (e: Element[]) => (compound ? e : e[0]!);
+    const draw = (): Element[] => (compound ? [pick(strings), bound()] : [bound()]);
+    const where = `${round}, index ${def.name}`;
+    const same = async (q: ReturnType<typeof map.where>, expected: Row[], what: string) => {
+      assert.deepEqual(
+        await q.keys(),
+        expected.map((r) => r.key),
+        `${where}: ${what}`,
+      );
+      assert.equal(await q.count(), expected.length, `${where}: count of ${what}`);
+      assert.deepEqual(await q.reverse().keys(), expected.map((r) => r.key).reverse(), `${where}: ${what}, reversed`);
+    };
+    await same(map.where(def.name), all, "every entry");
+    const pairs = await map.where(def.name).toArray();
+    // As text: a failure's report cannot print an invalid Date.
+    assert.equal(
+      inspect(pairs, { depth: 5 }),
+      inspect(
+        all.map((r) => [r.key, model.get(r.key)]),
+        { depth: 5 },
+      ),
+      `${where}: entries with values`,
+    );
+    const eq = draw();
+    await same(
+      map.where(def.name).equals(arg(eq)),
+      all.filter((r) => compareValues(r.value, eq) === 0),
+      `equals ${String(eq)}`,
+    );
+    let [lo, hi] = [draw(), draw()];
+    if (compareValues(lo, hi) > 0) [lo, hi] = [hi, lo];
+    const [lowerOpen, upperOpen] = [next() < 0.5, next() < 0.5];
+    await same(
+      map.where(def.name).between(arg(lo), arg(hi), { lowerOpen, upperOpen }),
+      all.filter((r) => {
+        const a = compareValues(r.value, lo);
+        const b = compareValues(r.value, hi);
+        return (lowerOpen ? a > 0 : a >= 0) && (upperOpen ? b < 0 : b <= 0);
+      }),
+      `between ${String(lo)} and ${String(hi)} (${lowerOpen}, ${upperOpen})`,
+    );
+    const cut = draw();
+    await same(
+      map.where(def.name).above(arg(cut)),
+      all.filter((r) => compareValues(r.value, cut) > 0),
+      `above ${String(cut)}`,
+    );
+    await same(
+      map.where(def.name).below(arg(cut)),
+      all.filter((r) => compareValues(r.value, cut) < 0),
+      `below ${String(cut)}`,
+    );
+    const any = [draw(), draw(), draw()];
+    await same(
+      map.where(def.name).anyOf(any.map(arg)),
+      all.filter((r) => any.some((v) => compareValues(r.value, v) === 0)),
+      "anyOf",
+    );
+    if (compound) {
+      const first = pick(strings);
+      await same(
+        map.where(def.name).startsWith([first]),
+        all.filter((r) => r.value[0] === first),
+        `startsWith [${first}]`,
+      );
+    } else {
+      const prefix = pick(["", "a", "A", "\uffff", "ab", "\ud800"]);
+      await same(
+        map.where(def.name).startsWith(prefix),
+        all.filter((r) => typeof r.value[0] === "string" && r.value[0].startsWith(prefix)),
+        `startsWith ${JSON.stringify(prefix)}`,
+      );
+    }
+    // Keyset pages of 3, forward and back, give the whole index once.
+    for (const reverse of [false, true]) {
+      const q = reverse ? map.where(def.name).reverse() : map.where(def.name);
+      const paged: string[] = [];
+      let after: string | null = null;
+      do {
+        const page = await q.page({ limit: 3, after });
+        paged.push(...page.entries.map(([k]) => k));
+        after = page.next;
+      } while (after !== null);
+      const expected = all.map((r) => r.key);
+      assert.deepEqual(paged, reverse ? expected.reverse() : expected, `${where}: pages of 3${reverse ? ", reversed" : ""}`);
+    }
+  }
+}
+
+test("random writes of every kind keep every index equal to the model, in every query", async () => {
+  const next = random(20261203);
+  const map = await fresh().partitionedMap<unknown>("people", {
+    partitionCount: 3,
+    indexes: { byCompany: "company", byTier: "tier", byTag: { keyPath: "tags", multiEntry: true } },
+  });
+  const model = new Map<string, unknown>();
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  for (let round = 0; round < 60; round++) {
+    if (round === 5) {
+      // Two more indexes built over the entries there.
+      await map.createIndex("byCity", "address.city");
+      await map.createIndex("byPair", ["company", "tier"]);
+    }
+    const op = next();
+    if (round >= 5 && op < 0.05) {
+      await map.clear();
+      model.clear();
+    } else if (round >= 5 && op < 0.1) {
+      await map.resize(1 + Math.floor(next() * 5));
+    } else if (op < 0.3) {
+      const batch = Array.from({ length: 1 + Math.floor(next() * 6) }, () => [pick(keys), randomValue(next)] as const);
+      await map.upsertMany(batch);
+      for (const [k, v] of batch) model.set(k, v);
+    } else if (op < 0.45) {
+      const gone = [pick(keys), pick(keys)];
+      await map.deleteMany(gone);
+      for (const k of gone) model.delete(k);
+    } else {
+      // Writes started together: one group-commit batch, applied in call order.
+      const calls = Array.from({ length: 1 + Math.floor(next() * 5) }, () => {
+        const k = pick(keys);
+        const r = next();
+        if (r < 0.5) {
+          const v = randomValue(next);
+          model.set(k, v);
+          return map.upsert(k, v);
+        }
+        if (r < 0.75) {
+          model.delete(k);
+          return map.delete(k);
+        }
+        const v = randomValue(next);
+        model.set(k, v);
+        return map.update(k, () => v);
+      });
+      await Promise.all(calls);
+    }
+    if (round >= 5) await checkQueries(map, model, next, `round ${round}`);
+  }
+});
+
+test("a unique index refuses a second holder (constraint_violation names index, value, keys); nothing of it stored", async () => {
+  const map = await fresh().partitionedMap<{ email?: string; n?: number }>("users", { partitionCount: 4 });
+  await map.upsertMany([
+    ["u1", { email: "a@x.org" }],
+    ["u2", { email: "b@x.org" }],
+    ["u3", {}],
+  ]);
+  await map.createIndex("byEmail", "email", { unique: true });
+  await assert.rejects(map.upsert("u4", { email: "a@x.org" }), (e: unknown) => {
+    assert.ok(e instanceof AttrmapError);
+    assert.equal(e.code, "constraint_violation");
+    assert.equal(e.message, 'index "byEmail" of map "users": value "a@x.org" is held by "u1", so "u4" cannot hold it');
+    return true;
+  });
+  assert.equal(await map.get("u4"), undefined);
+  // A batch: only the refused call fails; the others land, in order (u5 takes c@, u6 is refused).
+  const outcomes = await Promise.all([
+    code(map.upsert("u5", { email: "c@x.org" })),
+    code(map.upsert("u6", { email: "c@x.org" })),
+    code(map.upsert("u2", { email: "d@x.org" })),
+    code(map.upsert("u7", { email: "b@x.org" })), // b@ was freed by the call before it
+    code(
+      map.upsertMany([
+        ["u8", { email: "a@x.org" }],
+        ["u9", { email: "e@x.org" }],
+      ]),
+    ),
+  ]);
+  assert.deepEqual(outcomes, ["ok", "constraint_violation", "ok", "ok", "constraint_violation"]);
+  assert.equal(await map.get("u6"), undefined);
+  assert.equal(await map.get("u9"), undefined, "nothing of a refused upsertMany is stored");
+  assert.deepEqual(await map.where("byEmail").keys(), ["u1", "u7", "u5", "u2"]);
+  // A key may keep its own value, and take one another key has just given up.
+  await map.upsert("u1", { email: "a@x.org", n: 1 });
+  await map.update("u1", () => ({ email: "f@x.org" }));
+  await map.upsert("u4", { email: "a@x.org" });
+  assert.deepEqual(await map.where("byEmail").equals("a@x.org").keys(), ["u4"]);
+  // Two keys of one upsertMany with one value.
+  assert.equal(
+    await code(
+      map.upsertMany([
+        ["v1", { email: "z@x.org" }],
+        ["v2", { email: "z@x.org" }],
+      ]),
+    ),
+    "constraint_violation",
+  );
+  // Building a unique index over values that break it adds nothing.
+  await map.upsert("u3", { email: "g@x.org", n: 1 });
+  await map.upsert("u10", { n: 1 });
+  assert.equal(await code(map.createIndex("byN", "n", { unique: true })), "constraint_violation");
+  assert.deepEqual(
+    (await map.indexes()).map((i) => i.name),
+    ["byEmail"],
+  );
+  assert.equal(await code(map.where("byN").count()), "invalid_argument");
+});
+
+test("definitions: indexes() lists them, the option builds a missing one and refuses another definition, dropIndex", async () => {
+  const store = fresh();
+  const map = await store.partitionedMap<{ a?: unknown; b?: unknown }>("m", { indexes: { byA: "a" } });
+  await map.upsertMany([
+    ["x", { a: 1, b: "one" }],
+    ["y", { a: 2, b: "two" }],
+  ]);
+  assert.deepEqual(await map.indexes(), [{ name: "byA", keyPath: "a", unique: false, multiEntry: false }]);
+  const layoutBefore = map.layoutVersion;
+  // Opened elsewhere with one more index: built at open, over the entries there; the stored one kept.
+  const again = await store.partitionedMap<{ a?: unknown; b?: unknown }>("m", {
+    indexes: { byB: { keyPath: "b", unique: true } },
+  });
+  assert.deepEqual(await again.where("byB").keys(), ["x", "y"]);
+  assert.deepEqual(
+    (await map.indexes()).map((i) => i.name),
+    ["byA", "byB"],
+  );
+  assert.ok(map.layoutVersion > layoutBefore, "an index changes the layout version");
+  assert.equal(await code(store.partitionedMap("m", { indexes: { byA: "b" } })), "layout_mismatch");
+  assert.equal(await code(map.createIndex("byA", ["a", "b"])), "already_exists");
+  await map.createIndex("byA", "a"); // the same definition: nothing to do
+  assert.equal(await map.dropIndex("byA"), true);
+  assert.equal(await map.dropIndex("byA"), false);
+  assert.equal(await code(map.where("byA").toArray()), "invalid_argument");
+  // Bad definitions and bounds are errors that name the argument.
+  for (const [call, message] of [
+    [() => map.createIndex("", "a"), /name must be 1 to 256 characters/],
+    [() => map.createIndex("c", "a..b"), /keyPath must be a dotted path/],
+    [() => map.createIndex("c", []), /keyPath must name at least one path/],
+    [() => map.createIndex("c", ["a", "b"], { multiEntry: true }), /cannot be multiEntry/],
+    [
+      () =>
+        map
+          .where("byB")
+          .equals({} as never)
+          .toArray(),
+      /value must be null, a boolean, a finite number/,
+    ],
+    [() => map.where("byB").between("z", "a").toArray(), /lower is above upper/],
+    [() => map.where("byB").page({ limit: 2, after: "nonsense" }), /options.after must be the next cursor/],
+  ] as const) {
+    await assert.rejects(
+      call(),
+      (e: unknown) => e instanceof AttrmapError && e.code === "invalid_argument" && message.test(e.message),
+    );
+  }
+});
+
+test("an aborted build adds nothing; a build reports progress", async () => {
+  const map = await fresh().partitionedMap<{ n: number }>("m", { partitionCount: 64 });
+  await map.upsertMany(Array.from({ length: 500 }, (_, i) => [`k${i}`, { n: i % 7 }] as const));
+  const controller = new AbortController();
+  const seen: number[] = [];
+  const outcome = await code(
+    map.createIndex("byN", "n", {
+      signal: controller.signal,
+      onProgress: ({ done }) => {
+        seen.push(done);
+        controller.abort();
+      },
+    }),
+  );
+  assert.equal(outcome, "aborted");
+  assert.deepEqual(await map.indexes(), []);
+  const steps: Array<[number, number]> = [];
+  await map.createIndex("byN", "n", { onProgress: ({ done, total }) => steps.push([done, total]) });
+  assert.equal(steps.at(-1)![0], 64);
+  assert.ok(steps.every(([, total]) => total === 64));
+  assert.equal(await map.where("byN").equals(3).count(), 71);
+});
+
+test("export carries the definitions, import rebuilds the entries, and the round trip is byte-identical", async () => {
+  const source = fresh();
+  const map = await source.partitionedMap<{ c: string; id: number }>("m", { partitionCount: 5 });
+  await map.upsertMany(Array.from({ length: 40 }, (_, i) => [`k${i}`, { c: `c${i % 3}`, id: i }] as const));
+  await map.createIndex("byC", "c");
+  await map.createIndex("byId", "id", { unique: true });
+  const text = await exportText(source);
+  assert.match(text, /"indexes":\[\{"name":"byC","keyPath":"c","unique":false,"multiEntry":false\}/);
+  const target = fresh();
+  await importData(target, text);
+  assert.equal(await exportText(target), text);
+  const copy = await target.partitionedMap<{ c: string; id: number }>("m");
+  assert.deepEqual(await copy.where("byC").equals("c1").keys(), await map.where("byC").equals("c1").keys());
+  // Replacing a map replaces its entries too.
+  const other = fresh();
+  const old = await other.partitionedMap<{ c: string }>("m", { partitionCount: 5 });
+  await old.upsert("stale", { c: "c1" });
+  await old.createIndex("byC", "c");
+  await importData(other, text, { replace: true });
+  assert.equal((await old.where("byC").equals("c1").keys()).includes("stale"), false);
+  // A file whose values break a unique index is refused, naming the line.
+  const broken = text.replace('"id":7}', '"id":8}');
+  assert.notEqual(broken, text);
+  await assert.rejects(importData(fresh(), broken), (e: unknown) => {
+    assert.ok(e instanceof AttrmapError && e.code === "constraint_violation");
+    assert.match(
+      e.message,
+      /^line \d+: index "byId" of map "m": value 8 is held by "k\d+" \(line \d+\), so "k\d+" cannot hold it$/,
+    );
+    return true;
+  });
+});
