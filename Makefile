@@ -211,7 +211,7 @@ test-node: $(TESTS_INSTALLED) $(GO) $(JAVA)
 # Every browser suite in Chromium; the suites written once for every engine (tests/browser/
 # engines.ts) again in Firefox and in WebKit. The rest use Chromium's CDP, Playwright's input,
 # or real tools (bundlers, Vite, React) whose output is the same for every engine.
-ENGINE_SUITES := package storage locks durability data-loss upgrade storage-process crash http live lifecycle \
+ENGINE_SUITES := package storage locks durability data-loss upgrade storage-process crash http live indexes lifecycle \
                  hardening fuzz quota demo-engines
 BROWSER_SUITE_NEEDS := $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 test-browser: test-browser-chromium test-browser-firefox test-browser-webkit

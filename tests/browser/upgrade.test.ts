@@ -123,6 +123,9 @@ for (const version of RELEASES)
         const users = await store.partitionedMap<{ i: number }>("users", { canonicalizeKey: (k: string) => k });
         const entries: Array<[string, number]> = [];
         for await (const [k, v] of users.entries()) entries.push([k, v.i]);
+        // An index over the data the old version wrote (format 4 adds the store entries live in).
+        await users.createIndex("byI", "i");
+        const indexed = await users.where("byI").between(1, 3).keys();
         const audit = await store.chunkedLog<{ n: number }>("audit");
         const records: number[] = [];
         for await (const r of audit.records({ order: "oldest" })) records.push(r.sequence * 1000 + r.value.n);
@@ -132,6 +135,7 @@ for (const version of RELEASES)
           pages,
           state: await archive.log.state(),
           entries: entries.sort(([a], [b]) => (a < b ? -1 : 1)),
+          indexed,
           records,
           auditStats: await audit.stats(),
           layouts: {
@@ -179,6 +183,7 @@ for (const version of RELEASES)
         a < b ? -1 : 1,
       ),
     );
+    assert.deepEqual(seen.indexed, ["Key 1", "Key 2", "Key 3"]);
     assert.deepEqual(
       seen.records,
       Array.from({ length: RECORDS }, (_, i) => (i + 1) * 1000 + i + 1),

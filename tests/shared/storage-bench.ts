@@ -52,14 +52,16 @@ const subscriber = (i: number) => ({ subscriberId: `sub-${i}`, deliveryAddress: 
 const storedIndex = (i: number, size: number) => (i * 7919) % size;
 const token = (chunk: number) => String(chunk * CHUNK + 1).padStart(20, "0");
 
-function promisify<T>(request: IDBRequest<T>): Promise<T> {
+/** A request's result as a promise. */
+export function promisify<T>(request: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
   });
 }
 
-function completion(tx: IDBTransaction): Promise<void> {
+/** A transaction's completion as a promise. */
+export function completion(tx: IDBTransaction): Promise<void> {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
     tx.onabort = () => reject(tx.error);
@@ -84,13 +86,13 @@ const BLOCK = 50;
  * machine does meanwhile (disk flushes, compaction, another process) falls on all of them alike;
  * a block is long enough for each one's code to run warm.
  */
-async function interleaved(
-  results: Map<Contender, BenchResult>,
+export async function interleaved<C extends string = Contender>(
+  results: Map<C, BenchResult>,
   row: string,
   ops: number,
-  contenders: Array<readonly [Contender, (i: number) => Promise<unknown>]>,
+  contenders: Array<readonly [C, (i: number) => Promise<unknown>]>,
 ): Promise<void> {
-  const spent = new Map<Contender, number>();
+  const spent = new Map<C, number>();
   for (const [, op] of contenders) for (let i = 0; i < WARM_UP; i++) await op(i);
   for (let block = 0; block * BLOCK < ops; block++) {
     for (let turn = 0; turn < contenders.length; turn++) {

@@ -193,7 +193,7 @@ const keyId = (key: EntryKey) => JSON.stringify(key);
 
 /** The index entries a batch writes: each entry's last state, and the unique checks of the entries it puts. */
 class BatchEntries {
-  private readonly state = new Map<string, { key: EntryKey; put: boolean }>();
+  private readonly state = new Map<string, { key: EntryKey; put: boolean; value?: unknown }>();
   private readonly checks = new Map<string, UniqueCheck>();
   private any = false;
 
@@ -212,7 +212,7 @@ class BatchEntries {
     }
     this.any = true;
     for (const key of w.delete) this.state.set(keyId(key), { key, put: false });
-    for (const key of w.put) this.state.set(keyId(key), { key, put: true });
+    for (const [key, value] of w.put) this.state.set(keyId(key), { key, put: true, value });
     for (const check of w.unique) this.checks.set(keyId(check.key), check);
   }
 
@@ -220,7 +220,7 @@ class BatchEntries {
     if (!this.any) return undefined;
     const all = [...this.state.values()];
     return {
-      put: all.filter((e) => e.put).map((e) => e.key),
+      put: all.filter((e) => e.put).map((e) => [e.key, e.value] as const),
       delete: all.filter((e) => !e.put).map((e) => e.key),
       deleteRanges: [],
       unique: [...this.checks].filter(([id]) => this.state.get(id)!.put).map(([, c]) => c),

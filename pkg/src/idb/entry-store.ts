@@ -1,5 +1,6 @@
-// The entries object store (schema.ts): sorted keys with no values, each ending with its owner,
-// as indexes keep them (indexes/entries.ts says what they mean). This module writes a write's
+// The entries object store (schema.ts): sorted keys, each ending with its owner, and each
+// holding a copy of its owner's value, as indexes keep them (indexes/entries.ts says what they
+// mean), so that a query reads its results alone. This module writes a write's
 // entries in its transaction, after checking that the values a unique index gives are each
 // held by one owner; it knows nothing of maps, values or indexes.
 import { type EntryKey, inRange, type KeyBounds, type Owner, ownerOf } from "./keys.js";
@@ -8,7 +9,8 @@ import { ENTRIES } from "./schema.js";
 
 /** What a write does to the entries of its map: deleted first, then put; `unique` checked before either. */
 export interface EntryWrites {
-  put: EntryKey[];
+  /** Entries put, each with its owner's value. */
+  put: Array<readonly [EntryKey, unknown]>;
   delete: EntryKey[];
   /** Whole ranges deleted (a cleared map, a dropped index). */
   deleteRanges: KeyBounds[];
@@ -71,7 +73,7 @@ export async function storeEntries(
   return attempt(doing, () => [
     ...writes.deleteRanges.map((r) => store.delete(bound(r))),
     ...writes.delete.map((key) => store.delete(key)),
-    ...writes.put.map((key) => store.put(0, key)),
+    ...writes.put.map(([key, value]) => store.put(value, key)),
   ]);
 }
 

@@ -285,43 +285,51 @@ export class InstanceStore {
   }
 
   /**
-   * Reads, in one readonly transaction: the map's metadata, the index entries of `map` in
-   * `ranges` (in order, or from the last with `reverse`) up to `limit`, then the instances
-   * `locate` names for them (none with `keysOnly`). `locate` may throw to end the read.
+   * Reads, in one readonly transaction, the map's metadata and the index entries of `map` in
+   * `ranges` (in order, or from the last with `reverse`), up to `limit`: their keys (with
+   * `keys`) and the values they hold (with `values`).
    */
   search(
     map: string,
     ranges: readonly KeyBounds[],
-    { reverse, limit, keysOnly }: { reverse: boolean; limit: number; keysOnly: boolean },
+    { reverse, limit, keys: withKeys, values: withValues }: { reverse: boolean; limit: number; keys: boolean; values: boolean },
     doing: string,
-    locate: (meta: unknown, keys: EntryKey[]) => string[],
-  ): Promise<{ keys: EntryKey[]; names: string[]; values: unknown[] }> {
+  ): Promise<{ meta: unknown; keys: EntryKey[]; values: unknown[] }> {
+    const bound = (r: KeyBounds) => this.connection.keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen);
+    const count = Number.isFinite(limit) ? limit : undefined;
     return this.reading(
       map,
       { entries: ranges },
       doing,
       async (tx) => {
         const entries = tx.objectStore(ENTRIES);
-        const metaRead = request(tx.objectStore(MAPS).get(map), doing);
+        const meta = request(tx.objectStore(MAPS).get(map), doing);
         const keys: EntryKey[] = [];
-        for (const r of reverse ? [...ranges].reverse() : ranges) {
-          const left = limit - keys.length;
-          if (left <= 0) break;
-          const range = this.connection.keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen);
-          if (!reverse)
-            keys.push(
-              ...((await request(entries.getAllKeys(range, Number.isFinite(left) ? left : undefined), doing)) as EntryKey[]),
-            );
-          else keys.push(...(await lastKeys(entries, range, left, doing)));
+        const values: unknown[] = [];
+        if (reverse) {
+          // A cursor from the end of each range, the last range first, until `limit`.
+          for (const r of [...ranges].reverse())
+            if (keys.length < limit) await lastEntries(entries, bound(r), limit - keys.length, !withValues, doing, keys, values);
+        } else {
+          // Every range asked at once (one round trip), each for up to `limit`, then cut to `limit`.
+          const read = await Promise.all(
+            ranges.map((r) =>
+              Promise.all([
+                withKeys ? request(entries.getAllKeys(bound(r), count), doing) : [],
+                withValues ? request(entries.getAll(bound(r), count), doing) : [],
+              ]),
+            ),
+          );
+          for (const [k, v] of read) {
+            keys.push(...(k as EntryKey[]));
+            values.push(...v);
+          }
+          keys.length = Math.min(keys.length, limit);
+          values.length = Math.min(values.length, limit);
         }
-        const names = locate(this.own(await metaRead), keys);
-        if (keysOnly || names.length === 0) return { keys, names: [], values: [] };
-        this.observer?.(map, names);
-        const store = tx.objectStore(INSTANCES);
-        const values = await Promise.all(names.map((n) => request(store.get([map, n]), doing)));
-        return { keys, names, values: values.map(this.own) };
+        return { meta: this.own(await meta), keys, values: values.map(this.own) };
       },
-      true,
+      reverse,
     );
   }
 
@@ -402,17 +410,26 @@ export class InstanceStore {
   }
 }
 
-/** Up to `limit` keys of `range`, from the last. */
-function lastKeys(store: IDBObjectStore, range: IDBKeyRange, limit: number, doing: string): Promise<EntryKey[]> {
+/** Adds to `keys` (and `values`, unless `keysOnly`) up to `limit` entries of `range`, from the last. */
+function lastEntries(
+  store: IDBObjectStore,
+  range: IDBKeyRange,
+  limit: number,
+  keysOnly: boolean,
+  doing: string,
+  keys: EntryKey[],
+  values: unknown[],
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const keys: EntryKey[] = [];
-    const req = store.openKeyCursor(range, "prev");
+    let n = 0;
+    const req = keysOnly ? store.openKeyCursor(range, "prev") : store.openCursor(range, "prev");
     req.onerror = () => reject(storageError(req.error, doing));
     req.onsuccess = () => {
       const cursor = req.result;
-      if (!cursor) return resolve(keys);
+      if (!cursor) return resolve();
       keys.push(cursor.primaryKey as EntryKey);
-      if (keys.length >= limit) resolve(keys);
+      if (!keysOnly) values.push((cursor as IDBCursorWithValue).value);
+      if (++n >= limit) resolve();
       else cursor.continue();
     };
   });
@@ -423,7 +440,7 @@ const ANNOUNCED_ENTRIES = 1000;
 
 /** What a write did to entries, as its announcement tells it. */
 function entryChanges(writes: EntryWrites): EntryChanges {
-  const keys = [...writes.put, ...writes.delete];
+  const keys = [...writes.put.map(([key]) => key), ...writes.delete];
   if (keys.length <= ANNOUNCED_ENTRIES) return { keys, ranges: writes.deleteRanges };
   const indexes = new Map(keys.map((k) => [JSON.stringify(k.slice(0, 2)), k.slice(0, 2)]));
   return { keys: [], ranges: [...writes.deleteRanges, ...[...indexes.values()].map(prefixRange)] };

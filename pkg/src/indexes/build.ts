@@ -3,11 +3,13 @@
 // locks: writers go on between its steps. Its first transaction puts the definition in the
 // layout, flagged `building` (layoutVersion + 1), so every write from then on keeps the index's
 // entries; then it walks the instances a few per readwrite transaction, putting the entries
-// of what each step reads; the last transaction clears the flag. A crash leaves the flag: the
-// index is not queried, writes keep its entries, and the next createIndex walks it again.
+// of what each step reads and noting in the flag how far it got; the last transaction clears
+// the flag. A crash leaves the flag: the index is not queried, writes keep its entries, and the
+// next createIndex goes on from the last step that committed.
 // Any error or an abort drops the definition and its entries: all or nothing.
 import { type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
 import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
+import type { Writes } from "../idb/instance-store.js";
 import { type Owner, prefixRange } from "../idb/keys.js";
 import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
@@ -21,6 +23,12 @@ import {
   storedIndexes,
 } from "./definition.js";
 import { type ConflictError, changeEntries } from "./entries.js";
+
+/** Where a build starts: the layout version it runs under, and the last instance walked before. */
+interface Started {
+  version: number;
+  after: string | null;
+}
 
 /** Instances a build reads per transaction. */
 const BUILD_STEP = 16;
@@ -65,7 +73,7 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
       throw new AttrmapError("aborted", `${doing} was aborted; the index was not added`, { cause: opts.signal.reason });
   };
   await withLocks(ctx.locks, [{ key: lockKey(ctx, map), mode: "exclusive" }], opts, async () => {
-    const version = await ctx.store.write(map, [], doing, ({ meta: raw }) => {
+    const started = await ctx.store.write(map, [], doing, ({ meta: raw }): Writes<Started | undefined> => {
       const { meta, indexes } = metaOf(target, raw);
       const found = indexes.find((i) => i.name === def.name);
       if (found && !sameDefinition(found, def))
@@ -73,31 +81,39 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
           "already_exists",
           `map "${map}" has an index "${def.name}" with another definition; drop it first`,
         );
-      if (found && !found.building) return { result: undefined };
-      if (found) return { result: meta.layoutVersion }; // a build a crash interrupted: walked again
-      const next = meta.layoutVersion + 1;
-      const entries: EntryWrites = { ...noEntryWrites(), deleteRanges: [prefixRange([map, def.name])] };
-      return { meta: withIndexes(meta, [...indexes, { ...def, building: true }], next), entries, result: next };
+      if (!found) {
+        const next = meta.layoutVersion + 1;
+        const entries: EntryWrites = { ...noEntryWrites(), deleteRanges: [prefixRange([map, def.name])] };
+        const building = { ...def, building: { after: null } };
+        return { meta: withIndexes(meta, [...indexes, building], next), entries, result: { version: next, after: null } };
+      }
+      // Built, or a build a crash interrupted: it goes on after the last step that committed.
+      return { result: found.building ? { version: meta.layoutVersion, after: found.building.after } : undefined };
     });
-    if (version === undefined) return;
+    if (started === undefined) return;
+    const { version } = started;
     try {
       const total = await ctx.store.countInstances(map, doing);
-      let done = 0;
-      for (let after: string | undefined; ; ) {
+      let done = started.after === null ? 0 : await ctx.store.countRange(map, ["", `${started.after}\u0000`], doing);
+      for (let after = started.after ?? undefined; ; ) {
         stop();
         const step = await ctx.store.write(
           map,
           [],
           doing,
           ({ meta: raw, names, all }) => {
-            if (metaOf(target, raw).meta.layoutVersion !== version)
+            const { meta, indexes } = metaOf(target, raw);
+            if (meta.layoutVersion !== version)
               throw new AttrmapError("layout_changed", `map "${map}" changed its layout while index "${def.name}" was built`);
             const entries = noEntryWrites();
             names!.forEach((instance, i) => {
               for (const [owner, value] of target.ownersOf(instance, all![i]))
                 changeEntries(map, [def], owner, undefined, value, entries, target.conflict);
             });
-            return { entries, result: names! };
+            const last = names!.at(-1);
+            if (last === undefined) return { result: names! };
+            const walked = indexes.map((i) => (i.name === def.name ? { ...i, building: { after: last } } : i));
+            return { meta: withIndexes(meta, walked, version), entries, result: names! };
           },
           { after, limit: BUILD_STEP },
         );

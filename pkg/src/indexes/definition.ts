@@ -22,9 +22,12 @@ export interface IndexDefinition {
   multiEntry: boolean;
 }
 
-/** A definition as a layout stores it: `building` while its entries are being written (see createIndex). */
+/**
+ * A definition as a layout stores it: `building` while its entries are being written (see
+ * build.ts), with the last instance the build has walked (null: none yet).
+ */
 export interface StoredIndex extends IndexDefinition {
-  building?: true;
+  building?: { after: string | null };
 }
 
 /** How an index is declared: its key path alone, or the key path with its options. */
@@ -125,8 +128,10 @@ export function storedIndexes(where: string, raw: unknown): StoredIndex[] {
     }
     if (seen.has(def.name)) throw bad(`name "${def.name}" twice`);
     seen.add(def.name);
-    if (r.building !== undefined && r.building !== true) throw bad(`[${i}] has a building flag that is not true`);
-    return r.building ? { ...def, building: true } : def;
+    if (r.building === undefined) return def;
+    const after = typeof r.building === "object" && r.building !== null ? (r.building as { after?: unknown }).after : undefined;
+    if (after !== null && typeof after !== "string") throw bad(`[${i}] has a building state that is not { after }`);
+    return { ...def, building: { after } };
   });
 }
 

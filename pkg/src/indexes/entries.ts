@@ -3,7 +3,9 @@
 // owner is a map's canonical key or a log's sequence. IndexedDB orders array keys element by
 // element, and each element of a value is a `[kind, payload]` pair whose kinds are numbered in
 // the index's order, so the store keeps every index sorted as docs/indexes.md orders it, and
-// equal values in owner order. Entries hold no value: a query reads the owners' values.
+// equal values in owner order. Each entry holds `[owner, value]`, a copy of its owner's entry,
+// so that a query reads its results alone with one getAll, as an IndexedDB index does, not the
+// partitions they are in.
 import type { EntryWrites } from "../idb/entry-store.js";
 import { type Owner, prefixRange } from "../idb/keys.js";
 import {
@@ -95,7 +97,9 @@ export function describeValue(flat: ReadonlyArray<string | number>, compound: bo
 
 /**
  * Adds to `out` what a change of `owner`'s value from `before` to `after` (undefined: absent)
- * does to the entries of `defs` in `map`; `conflict` makes a unique index's error.
+ * does to the entries of `defs` in `map`: the values it no longer has are deleted, and every
+ * value it has is put again with the new value (an entry holds `[owner, value]`). A value new to a
+ * unique index is checked; `conflict` makes its error.
  */
 export function changeEntries(
   map: string,
@@ -113,11 +117,9 @@ export function changeEntries(
     const nowIds = new Set(now.map(pairId));
     for (const flat of old) if (!nowIds.has(pairId(flat))) out.delete.push([map, def.name, ...flat, owner]);
     for (const flat of now) {
-      const id = pairId(flat);
-      if (oldIds.has(id)) continue;
       const key = [map, def.name, ...flat, owner];
-      out.put.push(key);
-      if (def.unique)
+      out.put.push([key, [owner, after]]);
+      if (def.unique && !oldIds.has(pairId(flat)))
         out.unique.push({
           key,
           range: prefixRange([map, def.name, ...flat]),

@@ -25,13 +25,13 @@ export interface ReadPlan {
   limit: number;
   /** The tail (value pairs and owner) of the entry the read starts after. */
   after?: Array<string | number> | undefined;
-  /** The entry keys alone: no value is read. */
-  keysOnly?: boolean;
+  /** What to read: the entry keys alone, the entries alone, or both (for a cursor). */
+  read: "keys" | "entries" | "both";
 }
 
 /** What reads a query: the map or log that owns the index. */
 export interface IndexReader<E> {
-  /** The entry keys of `plan`, and (unless `keysOnly`) each entry with its owner's value. */
+  /** The entry keys of `plan` and its entries, each as `plan.read` asks (empty otherwise). */
   readIndex(index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: E[] }>;
   /** How many entries `plan`'s ranges hold. */
   countIndex(index: string, plan: ReadPlan): Promise<number>;
@@ -128,8 +128,8 @@ export class Query<E, K extends Owner = string> {
     return new Query(this.reader, this.index, this.condition, !this.backwards);
   }
 
-  private plan(limit: number, after?: Array<string | number>): ReadPlan {
-    return { condition: this.condition, reverse: this.backwards, limit, after };
+  private plan(limit: number, read: ReadPlan["read"] = "entries", after?: Array<string | number>): ReadPlan {
+    return { condition: this.condition, reverse: this.backwards, limit, after, read };
   }
 
   /** The entries, up to `limit`, read in one transaction. */
@@ -139,7 +139,7 @@ export class Query<E, K extends Owner = string> {
 
   /** The keys (a log's: sequences) of the entries, up to `limit`, without reading their values. */
   async keys(options: QueryLimit = {}): Promise<K[]> {
-    const { keys } = await this.reader.readIndex(this.index, { ...this.plan(limitOf(options)), keysOnly: true });
+    const { keys } = await this.reader.readIndex(this.index, this.plan(limitOf(options), "keys"));
     return keys.map((key) => ownerOf(key) as K);
   }
 
@@ -168,7 +168,7 @@ export class Query<E, K extends Owner = string> {
     const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));
     const cursor = args.field("options", o, "after");
     const after = cursor == null ? undefined : tailOfCursor("options.after", cursor);
-    const { keys, entries } = await this.reader.readIndex(this.index, this.plan(limit + 1, after));
+    const { keys, entries } = await this.reader.readIndex(this.index, this.plan(limit + 1, "both", after));
     if (entries.length <= limit) return { entries, next: null };
     return { entries: entries.slice(0, limit), next: JSON.stringify(keys[limit - 1]!.slice(2)) };
   }
@@ -177,7 +177,7 @@ export class Query<E, K extends Owner = string> {
   async *entries(): AsyncIterableIterator<E> {
     let after: Array<string | number> | undefined;
     for (;;) {
-      const { keys, entries } = await this.reader.readIndex(this.index, this.plan(ITERATION_PAGE, after));
+      const { keys, entries } = await this.reader.readIndex(this.index, this.plan(ITERATION_PAGE, "both", after));
       yield* entries;
       if (entries.length < ITERATION_PAGE) return;
       after = keys.at(-1)!.slice(2);

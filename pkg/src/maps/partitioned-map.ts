@@ -6,7 +6,7 @@ import { commit } from "../concurrency/group-commit.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
 import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
 import type { Snapshot, Writes } from "../idb/instance-store.js";
-import { type EntryKey, type Owner, ownerOf, prefixRange } from "../idb/keys.js";
+import { type EntryKey, type Owner, prefixRange } from "../idb/keys.js";
 import { buildIndex, dropIndex, type Indexed } from "../indexes/build.js";
 import {
   type CreateIndexOptions,
@@ -509,31 +509,19 @@ export class PartitionedMap<V> {
   private readIndex(index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: Array<[string, V]> }> {
     return this.withLayout(async (layout) => {
       const def = await this.indexDefinition(index);
-      const owners = new Map<string, string>(); // canonical key to partition
       const found = await this.ctx.store.search(
         this.name,
         this.rangesOf(def, plan),
-        { reverse: plan.reverse, limit: plan.limit, keysOnly: plan.keysOnly === true },
+        { reverse: plan.reverse, limit: plan.limit, keys: plan.read !== "entries", values: plan.read !== "keys" },
         `reading index "${index}" of map "${this.name}"`,
-        (meta, keys) => {
-          this.queryable(meta, layout, index);
-          for (const key of keys) {
-            const owner = ownerOf(key) as string;
-            const placed = wasm.placeKey(owner, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
-            owners.set(owner, wasm.partitionName(placed.index, layout.partitionCount));
-          }
-          return [...new Set(owners.values())];
-        },
       );
-      if (plan.keysOnly) return { keys: found.keys, entries: [] };
-      const partitions = new Map(found.names.map((n, i) => [n, this.partition(n, found.values[i])]));
-      const entries = found.keys.map((key): [string, V] => {
-        const owner = ownerOf(key) as string;
-        const instance = owners.get(owner)!;
-        const partition = partitions.get(instance)!;
-        if (!partition.has(owner))
-          throw corrupt(this.name, instance, `index "${index}" lists key ${JSON.stringify(owner)}, which is not stored`);
-        return [owner, this.entry(instance, partition, owner) as V];
+      this.queryable(found.meta, layout, index);
+      const entries = found.values.map((stored): [string, V] => {
+        const [owner, value] = isEntry(stored) ? stored : [undefined, undefined];
+        if (owner === undefined) throw corrupt(this.name, `index "${index}"`, "an entry is not a [key, value] pair");
+        const problem = this.check?.(owner, value);
+        if (problem !== undefined) throw corrupt(this.name, `index "${index}"`, problem);
+        return [owner, value as V];
       });
       return { keys: found.keys, entries };
     });
@@ -742,4 +730,9 @@ export class PartitionedMap<V> {
   [Symbol.asyncIterator](): AsyncIterableIterator<[string, V]> {
     return this.entries();
   }
+}
+
+/** Whether a stored index entry is the `[owner, value]` pair an entry of a map holds. */
+function isEntry(stored: unknown): stored is [string, unknown] {
+  return Array.isArray(stored) && stored.length === 2 && typeof stored[0] === "string";
 }

@@ -1,7 +1,8 @@
 // The customer directory of the source documents: profiles by email in a hash-partitioned map.
 
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
-import { type MapPage, type MapPageOptions, PartitionedMap } from "../maps/partitioned-map.js";
+import type { Query } from "../indexes/query.js";
+import { type MapPage, type MapPageOptions, PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-map.js";
 import * as args from "../store/args.js";
 import type { Context } from "../store/context.js";
 import { MAX_BATCH } from "../store/limits.js";
@@ -19,6 +20,8 @@ export interface CustomerDirectoryOptions {
   partitionCount?: number | undefined;
   /** Another map name than the reference server's. */
   mapName?: string | undefined;
+  /** Indexes the directory must have (docs/indexes.md), as `partitionedMap`'s option: `{ byCompany: "companyName" }`. */
+  indexes?: PartitionedMapOptions["indexes"];
 }
 
 /**
@@ -34,8 +37,14 @@ export class CustomerDirectory {
     const mapName = args.field("options", o, "mapName");
     const name = mapName === undefined ? CUSTOMER_PROFILES_MAP : args.mapName("options.mapName", mapName);
     const partitionCount = args.field("options", o, "partitionCount");
+    const indexes = args.field("options", o, "indexes");
     // Every stored entry a lookup returns is checked to be a profile filed under its own email.
-    const map = await PartitionedMap.open<CustomerProfile>(ctx, name, { partitionCount, keyRule: "email" }, profileProblem);
+    const map = await PartitionedMap.open<CustomerProfile>(
+      ctx,
+      name,
+      { partitionCount, keyRule: "email", indexes },
+      profileProblem,
+    );
     return new CustomerDirectory(map);
   }
 
@@ -78,6 +87,11 @@ export class CustomerDirectory {
   /** A page of `limit` profiles for a list, in the order of `profiles()`, after `after` if given (see `PartitionedMap.page`). */
   async page(options: MapPageOptions): Promise<MapPage<CustomerProfile>> {
     return this.map.page(options);
+  }
+
+  /** A query of one of the directory's indexes (see `PartitionedMap.where`): `where("byCompany").equals("Acme")`. */
+  where(index: string): Query<[string, CustomerProfile]> {
+    return this.map.where(index);
   }
 
   /** Profiles in the directory (reads every partition). */
