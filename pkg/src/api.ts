@@ -8,7 +8,7 @@ export type { RetryOptions } from "./concurrency/retry.js";
 export { retryOnConflict } from "./concurrency/retry.js";
 export type { Identity } from "./idb/identity.js";
 export type { EntryKey, Key, KeyBounds, Owner } from "./idb/keys.js";
-export type { CreateIndexOptions, IndexBuildProgress, IndexDefinition, IndexSpec } from "./indexes/definition.js";
+export type { CreateIndexOptions, IndexBuildProgress, IndexDefinition, IndexSpec, KeyPath } from "./indexes/definition.js";
 export type { BetweenOptions, Query, QueryLimit, QueryPage, QueryPageOptions } from "./indexes/query.js";
 export type { IndexElement, IndexValue } from "./indexes/values.js";
 export type { Change, EntryChanges } from "./live/changes.js";

@@ -274,3 +274,23 @@ export const p: CustomerProfileInput = { fullName: "x" };
 `;
   assert.ok(compileAsUser(["ES2022"], ["node"], missing).some((e) => e.includes("emailAddress")));
 });
+
+test("an index's key path is checked against the map's value type; a map of unknown values takes any path", typeCheck, () => {
+  const use = (path: string) => `
+import { openAttrmap } from "attrmap";
+interface Person { company: string; tier: number | null; address?: { city: string }; tags: string[]; born: Date }
+export async function typed(): Promise<void> {
+  const store = openAttrmap();
+  const people = await store.partitionedMap<Person>("people", { indexes: { byCity: "address.city", byTag: { keyPath: "tags", multiEntry: true } } });
+  await people.createIndex("byPair", ["company", "tier"]);
+  await people.createIndex("byIt", ${JSON.stringify(path)});
+  await (await store.customerDirectory({ indexes: { byCompany: "companyName" } })).where("byCompany").equals("Acme").toArray();
+  await (await store.partitionedMap("untyped")).createIndex("any", "any.path.at.all");
+}
+`;
+  assert.deepEqual(compileAsUser(["ES2022", "DOM"], [], use("born")), []);
+  const misspelled = compileAsUser(["ES2022", "DOM"], [], use("compnay"));
+  assert.equal(misspelled.length, 1, misspelled.join("\n"));
+  assert.match(misspelled[0]!, /"compnay"/);
+  assert.match(compileAsUser(["ES2022", "DOM"], [], use("address.town")).join("\n"), /"address\.town"/);
+});

@@ -30,11 +30,29 @@ export interface StoredIndex extends IndexDefinition {
   building?: { after: string | null };
 }
 
-/** How an index is declared: its key path alone, or the key path with its options. */
-export type IndexSpec =
-  | string
-  | readonly string[]
-  | { keyPath: string | readonly string[]; unique?: boolean | undefined; multiEntry?: boolean | undefined };
+/** How deep a key path's type goes into the value's: four properties (`"a.b.c.d"`). */
+type Depth = [never, 0, 1, 2, 3];
+
+/** The dotted paths into values of type `V`, `D` properties deep at most. */
+type PathOf<V, D extends number> = [D] extends [never]
+  ? never
+  : V extends Date | readonly unknown[] | ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>
+    ? never
+    : V extends object
+      ? { [K in keyof V & string]-?: K | `${K}.${PathOf<NonNullable<V[K]>, Depth[D]>}` }[keyof V & string]
+      : never;
+
+/**
+ * A key path into values of type `V`: a path its properties name (four deep at most), so that a
+ * misspelled one does not compile; any string where `V` is `unknown` (a map of untyped values).
+ */
+export type KeyPath<V> = unknown extends V ? string : PathOf<V, 4>;
+
+/** How an index is declared: its key path (or paths, compound) alone, or with its options. */
+export type IndexSpec<V = unknown> =
+  | KeyPath<V>
+  | readonly KeyPath<V>[]
+  | { keyPath: KeyPath<V> | readonly KeyPath<V>[]; unique?: boolean | undefined; multiEntry?: boolean | undefined };
 
 /** An index name, checked. */
 export function indexName(name: string, value: unknown): string {

@@ -15,6 +15,7 @@ import {
   type IndexDefinition,
   type IndexSpec,
   indexName,
+  type KeyPath,
   publicDefinition,
   type StoredIndex,
   sameDefinition,
@@ -30,8 +31,8 @@ import * as maintenance from "../wasm/maintenance-module.js";
 import * as wasm from "../wasm/store-module.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
 
-/** How `store.partitionedMap(name, options)` opens or creates a map. */
-export interface PartitionedMapOptions {
+/** How `store.partitionedMap(name, options)` opens or creates a map of values of type `V`. */
+export interface PartitionedMapOptions<V = unknown> {
   /**
    * Partitions of the map. Left out: 1000 for a new map, the stored count for an existing one.
    * Given for an existing map, it must be the stored count: another is `layout_mismatch`
@@ -51,7 +52,7 @@ export interface PartitionedMapOptions {
    * multiEntry }`. A missing one is built as the map opens; one stored with another
    * definition is `layout_mismatch`; stored ones not declared are kept.
    */
-  indexes?: Readonly<Record<string, IndexSpec>> | undefined;
+  indexes?: Readonly<Record<string, IndexSpec<V>>> | undefined;
 }
 
 /** A partition instance: canonical key to value. A `Map`, so any string key round-trips (`__proto__` too). */
@@ -449,7 +450,7 @@ export class PartitionedMap<V> {
    * on meanwhile and keep it. Needs no version upgrade of the database: no tab is blocked.
    * Nothing if the index exists with this definition; `already_exists` if with another.
    */
-  async createIndex(name: string, keyPath: string | readonly string[], options: CreateIndexOptions = {}): Promise<void> {
+  async createIndex(name: string, keyPath: KeyPath<V> | readonly KeyPath<V>[], options: CreateIndexOptions = {}): Promise<void> {
     const def = definition(indexName("name", name), keyPath, args.options("options", options));
     await this.build(def, options);
   }

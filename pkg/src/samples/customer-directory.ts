@@ -21,7 +21,7 @@ export interface CustomerDirectoryOptions {
   /** Another map name than the reference server's. */
   mapName?: string | undefined;
   /** Indexes the directory must have (docs/indexes.md), as `partitionedMap`'s option: `{ byCompany: "companyName" }`. */
-  indexes?: PartitionedMapOptions["indexes"];
+  indexes?: PartitionedMapOptions<CustomerProfile>["indexes"];
 }
 
 /**

@@ -60,7 +60,7 @@ export class Attrmap {
   }
 
   /** A generic partitioned map of values of type `V`. */
-  async partitionedMap<V>(name: string, options: PartitionedMapOptions = {}): Promise<PartitionedMap<V>> {
+  async partitionedMap<V>(name: string, options: PartitionedMapOptions<V> = {}): Promise<PartitionedMap<V>> {
     await started(this.ctx);
     return PartitionedMap.open<V>(this.ctx, args.mapName("name", name), options);
   }
