@@ -368,7 +368,7 @@ test("definitions: indexes() lists them, the option builds a missing one and ref
   // Bad definitions and bounds are errors that name the argument.
   for (const [call, message] of [
     [() => map.createIndex("", "a"), /name must be 1 to 256 characters/],
-    [() => map.createIndex("c", "a..b"), /keyPath must be a dotted path/],
+    [() => map.createIndex("c", "a..b" as never), /keyPath must be a dotted path/],
     [() => map.createIndex("c", []), /keyPath must name at least one path/],
     [() => map.createIndex("c", ["a", "b"], { multiEntry: true }), /cannot be multiEntry/],
     [

@@ -281,7 +281,9 @@ import { openAttrmap } from "attrmap";
 interface Person { company: string; tier: number | null; address?: { city: string }; tags: string[]; born: Date }
 export async function typed(): Promise<void> {
   const store = openAttrmap();
-  const people = await store.partitionedMap<Person>("people", { indexes: { byCity: "address.city", byTag: { keyPath: "tags", multiEntry: true } } });
+  const people = await store.partitionedMap<Person>("people", {
+    indexes: { byCity: "address.city", byTag: { keyPath: "tags", multiEntry: true } },
+  });
   await people.createIndex("byPair", ["company", "tier"]);
   await people.createIndex("byIt", ${JSON.stringify(path)});
   await (await store.customerDirectory({ indexes: { byCompany: "companyName" } })).where("byCompany").equals("Acme").toArray();
