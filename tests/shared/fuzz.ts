@@ -203,6 +203,34 @@ function storageCalls(m: M, s: Stores): Call[] {
     ["map.delete(x)", (x) => map.delete(x as string)],
     ["map.deleteMany(x)", (x) => map.deleteMany(x as string[])],
     ["map.clear(x)", (x) => map.clear(x as Attrmap.WriteOptions)],
+    ["map.createIndex(i, x)", (x) => map.createIndex("fuzz-index", x as string)],
+    ["map.where(x)", (x) => map.where(x as string).count()],
+    [
+      "map.where(i).equals(x)",
+      (x) =>
+        map
+          .where("by-value")
+          .equals(x as string)
+          .toArray(),
+    ],
+    [
+      "map.where(i).between(x, x)",
+      (x) =>
+        map
+          .where("by-value")
+          .between(x as string, x as string, x as object)
+          .keys(),
+    ],
+    [
+      "map.where(i).startsWith(x)",
+      (x) =>
+        map
+          .where("by-value")
+          .startsWith(x as string)
+          .count(),
+    ],
+    ["map.where(i).page(x)", (x) => map.where("by-value").page(x as Attrmap.QueryPageOptions)],
+    ["map.dropIndex(x)", (x) => map.dropIndex(x as string)],
     ["log.append(x)", (x) => values.append(x)],
     ["log.appendMany(x)", (x) => log.appendMany(x as unknown[])],
     ["log.page(x)", (x) => log.page(x as string)],
@@ -255,7 +283,7 @@ export async function fuzz(m: M, options: FuzzOptions): Promise<FuzzReport> {
     const store = m.openAttrmap(options.storage);
     stores = {
       store,
-      map: await store.partitionedMap("fuzz"),
+      map: await store.partitionedMap("fuzz", { indexes: { "by-value": "v" } }),
       log: await store.chunkedLog("fuzz-log", { chunkSize: 3 }),
       values: await store.chunkedLog("fuzz-values", { chunkSize: 1 }),
       dir: await store.customerDirectory({ partitionCount: 16 }),

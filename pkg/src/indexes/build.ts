@@ -18,6 +18,7 @@ import {
   type CreateIndexOptions,
   type IndexBuildProgress,
   type IndexDefinition,
+  MAX_INDEXES,
   type StoredIndex,
   sameDefinition,
   storedIndexes,
@@ -82,6 +83,8 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
           `map "${map}" has an index "${def.name}" with another definition; drop it first`,
         );
       if (!found) {
+        if (indexes.length >= MAX_INDEXES)
+          throw args.invalid(`map "${map}" has ${MAX_INDEXES} indexes, the most a map may have; drop one first`);
         const next = meta.layoutVersion + 1;
         const entries: EntryWrites = { ...noEntryWrites(), deleteRanges: [prefixRange([map, def.name])] };
         const building = { ...def, building: { after: null } };
