@@ -21,6 +21,27 @@ after(async () => {
   await server?.close();
 });
 
+/**
+ * A browser launched on a new profile (`setup`), and `launch` for more on the same profile.
+ * Every browser of the test is closed however it ends, and the profile removed; every launch is
+ * bounded, so a hang fails where it happens instead of holding the file until its timeout.
+ */
+async function onOneProfile(t: { after(fn: () => Promise<void>): void }) {
+  const launched: EngineBrowser[] = [];
+  const launch = async (step: string, profileDir?: string) => {
+    const browser = await within(`${step}: the browser to start`, launchBrowser(ENGINE, profileDir, KEEP_DATA));
+    launched.push(browser);
+    return browser;
+  };
+  const setup = await launch("set-up");
+  const profileDir = setup.profileDir;
+  t.after(async () => {
+    for (const browser of launched) await browser.close();
+    rmSync(profileDir, { recursive: true, force: true });
+  });
+  return { setup, profileDir, launch };
+}
+
 /** Every invariant a chunked log keeps, checked from its stored instances after the fact. */
 async function logInvariants(page: Tab, db: string, chunkSize: number): Promise<{ problems: string[]; total: number }> {
   const checked = page.evaluate(
@@ -107,20 +128,7 @@ test(
   STEP_BOUND,
   async (t) => {
     const ENTRIES = 20_000;
-    // Every browser of the test is closed however it ends, and every step is bounded, so a hang
-    // fails where it happens instead of holding the file until its timeout.
-    const launched: EngineBrowser[] = [];
-    const launch = async (step: string, profileDir?: string) => {
-      const browser = await within(`${step}: the browser to start`, launchBrowser(ENGINE, profileDir, KEEP_DATA));
-      launched.push(browser);
-      return browser;
-    };
-    const setup = await launch("set-up");
-    const profileDir = setup.profileDir;
-    t.after(async () => {
-      for (const browser of launched) await browser.close();
-      rmSync(profileDir, { recursive: true, force: true });
-    });
+    const { setup, profileDir, launch } = await onOneProfile(t);
     const filled = (await openPage(setup, server.origin)).evaluate(async (n) => {
       const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m", { partitionCount: 1000 });
       await map.upsertMany(Array.from({ length: n }, (_, i) => [`key-${i}`, `value-${i}`] as [string, string]));
@@ -204,18 +212,7 @@ test(
     const ENTRIES = 100_000;
     const t0 = Date.now();
     const mark = (what: string) => t.diagnostic(`${what}: ${Date.now() - t0} ms`);
-    const launched: EngineBrowser[] = [];
-    const launch = async (step: string, profileDir?: string) => {
-      const browser = await within(`${step}: the browser to start`, launchBrowser(ENGINE, profileDir, KEEP_DATA));
-      launched.push(browser);
-      return browser;
-    };
-    const setup = await launch("set-up");
-    const profileDir = setup.profileDir;
-    t.after(async () => {
-      for (const browser of launched) await browser.close();
-      rmSync(profileDir, { recursive: true, force: true });
-    });
+    const { setup, profileDir, launch } = await onOneProfile(t);
     const filled = (await openPage(setup, server.origin)).evaluate(async (n) => {
       const map = await window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<{ c: number }>("m");
       await map.upsertMany(Array.from({ length: n }, (_, i) => [`k${i}`, { c: i % 97 }] as [string, { c: number }]));

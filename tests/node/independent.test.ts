@@ -4,20 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AttrmapError, emailPartition, openAttrmap, partitionName, validatePageToken } from "attrmap";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { seeded } from "../shared/random.js";
 import { refCanonical, refFnv, refPartitionName, refToken } from "../shared/reference.js";
 
-// ---- a seeded generator so failures reproduce ------------------------------------------
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+// ---- generated inputs, from a seeded generator so failures reproduce --------------------
 function pick<T>(r: () => number, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)]!;
 }
@@ -43,7 +33,7 @@ function outcome(f: () => string): string {
 }
 
 test("10,000 generated ASCII emails: same canonical form, hash and partition as the reference", () => {
-  const r = rng(20261130);
+  const r = seeded(20261130);
   let accepted = 0;
   for (let i = 0; i < 10_000; i++) {
     const email = asciiString(r);
@@ -65,7 +55,7 @@ test("10,000 generated ASCII emails: same canonical form, hash and partition as 
 });
 
 test("generated non-ASCII emails are rejected like the reference", () => {
-  const r = rng(7);
+  const r = seeded(7);
   for (let i = 0; i < 2000; i++) {
     const email = asciiString(r) + String.fromCharCode(0x80 + Math.floor(r() * 0xff80)) + asciiString(r);
     assert.equal(
@@ -77,7 +67,7 @@ test("generated non-ASCII emails are rejected like the reference", () => {
 });
 
 test("partition names for generated counts and indexes", () => {
-  const r = rng(11);
+  const r = seeded(11);
   for (let i = 0; i < 2000; i++) {
     const count = 1 + Math.floor(r() * (i % 2 ? 100 : 4294967295));
     const index = Math.floor(r() * count);
@@ -92,7 +82,7 @@ function digits(r: () => number, n: number): string {
 }
 
 test("10,000 generated page tokens and chunk sizes: same verdict as a BigInt reference", () => {
-  const r = rng(42);
+  const r = seeded(42);
   let valid = 0;
   for (let i = 0; i < 10_000; i++) {
     const chunk = pick(r, [1, 2, 3, 7, 100, 100, 100, 1000, 65536]);
@@ -170,7 +160,7 @@ class ModelLog {
 }
 
 test("generated logs with batches, chunk-size changes and retention: every page as an independent model says", async () => {
-  const r = rng(99);
+  const r = seeded(99);
   const indexedDB = new IDBFactory();
   const store = openAttrmap({ indexedDB, IDBKeyRange });
   // Other stores on the same database (other tabs', say), whose log objects last read the

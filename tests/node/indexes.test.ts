@@ -9,6 +9,7 @@ import { inspect } from "node:util";
 import { AttrmapError, InProcessLocks, openAttrmap, type PartitionedMap } from "attrmap";
 import { exportText, importData } from "attrmap/export-import";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { seeded } from "../shared/random.js";
 
 const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
 const code = (p: Promise<unknown>) =>
@@ -105,17 +106,6 @@ const elements: unknown[] = [
   ...strings,
 ];
 const keys = ["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "__proto__", "constructor", "", "Ä"];
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const defs: Def[] = [
   { name: "byCompany", keyPath: "company" },
@@ -231,7 +221,7 @@ async function checkQueries(map: PartitionedMap<unknown>, model: Map<string, unk
 }
 
 test("random writes of every kind keep every index equal to the model, in every query", async () => {
-  const next = random(20261203);
+  const next = seeded(20261203);
   const map = await fresh().partitionedMap<unknown>("people", {
     partitionCount: 3,
     indexes: { byCompany: "company", byTier: "tier", byTag: { keyPath: "tags", multiEntry: true } },
