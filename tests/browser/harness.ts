@@ -10,7 +10,16 @@ import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { CHROMIUM_ARGS, DRIVEN_PAGE_SCRIPT, dispose, type EngineBrowser, launchBrowser, type Tab, within } from "./engines.js";
+import {
+  CHROMIUM_ARGS,
+  DRIVEN_PAGE_SCRIPT,
+  dispose,
+  ENGINE,
+  type EngineBrowser,
+  launchBrowser,
+  type Tab,
+  within,
+} from "./engines.js";
 
 export { CHROMIUM_ARGS, type Tab, within };
 
@@ -263,4 +272,26 @@ export async function openTab(context: BrowserContext, origin: string, path = TE
   await page.goto(origin + path);
   await page.waitForSelector("html[data-ready=true]");
   return page;
+}
+
+/**
+ * A browser launched on a new profile (`setup`), and `launch` for more on the same profile, all
+ * keeping their site data for a kill and a relaunch (LaunchOptions.keepData).
+ * Every browser of the test is closed however it ends, and the profile removed; every launch is
+ * bounded, so a hang fails where it happens instead of holding the file until its timeout.
+ */
+export async function onOneProfile(t: { after(fn: () => Promise<void>): void }) {
+  const launched: EngineBrowser[] = [];
+  const launch = async (step: string, profileDir?: string) => {
+    const browser = await within(`${step}: the browser to start`, launchBrowser(ENGINE, profileDir, { keepData: true }));
+    launched.push(browser);
+    return browser;
+  };
+  const setup = await launch("set-up");
+  const profileDir = setup.profileDir;
+  t.after(async () => {
+    for (const browser of launched) await browser.close();
+    rmSync(profileDir, { recursive: true, force: true });
+  });
+  return { setup, profileDir, launch };
 }

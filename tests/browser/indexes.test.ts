@@ -1,11 +1,13 @@
 // Indexes in each engine's own IndexedDB (docs/indexes.md): an index built in one tab while
 // another tab reads and writes the map (no version upgrade, nobody blocked), every index
-// compared with a scan of the values afterwards, and a live query of an index that runs again
-// for writes inside its range (from another tab and a worker), not for writes outside it.
+// compared with a scan of the values afterwards; a live query of an index that runs again for
+// writes inside its range (from another tab and a worker), not for writes outside it; and the
+// browser killed (SIGKILL, as crash.test.ts does) during a build and during indexed writes.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
-import { openPage, type Tab, useProfile } from "./harness.js";
+import { within } from "./engines.js";
+import { onOneProfile, openPage, type Tab, until, useProfile } from "./harness.js";
 
 const env = useProfile();
 const ENTRIES = 6000;
@@ -169,4 +171,82 @@ test("a live query of an index runs again for writes inside its range (another t
   assert.deepEqual((await results(4)).at(-1), ["a2", "z1"], "a key leaving the range from another tab");
   assert.deepEqual(page.errors, []);
   await Promise.all([page.close(), other.close()]);
+});
+
+test("a browser killed during an index build of 100,000 entries, then during indexed writes: every index agrees with a scan", {
+  timeout: 180_000,
+}, async (t) => {
+  const ENTRIES = 100_000;
+  const t0 = Date.now();
+  const mark = (what: string) => t.diagnostic(`${what}: ${Date.now() - t0} ms`);
+  const { setup, profileDir, launch } = await onOneProfile(t);
+  const filled = (await openPage(setup, env.server.origin)).evaluate(async (n) => {
+    const map = await window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<{ c: number }>("m");
+    await map.upsertMany(Array.from({ length: n }, (_, i) => [`k${i}`, { c: i % 97 }] as [string, { c: number }]));
+  }, ENTRIES);
+  await within(`set-up: ${ENTRIES} entries to be written`, filled);
+  await within("set-up: the browser to close", setup.close());
+  mark("set up");
+  /** Index "byC" read back in full, and the order a scan of the values gives (by c, then by key). */
+  const compare = async (step: string) => {
+    const reopened = await launch(`${step}, reopened`, profileDir);
+    const read = (await openPage(reopened, env.server.origin)).evaluate(async () => {
+      const map = await window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<{ c: number }>("m");
+      const listed = (await map.indexes()).map((i) => i.name);
+      await map.createIndex("byC", "c"); // nothing if the killed build had committed; else built again
+      const scan: Array<[string, number]> = [];
+      for await (const [key, value] of map.entries()) scan.push([key, value.c]);
+      scan.sort(([ka, a], [kb, b]) => a - b || (ka < kb ? -1 : ka > kb ? 1 : 0));
+      const indexed = await map.where("byC").keys();
+      const same = indexed.length === scan.length && indexed.every((k, i) => k === scan[i]![0]);
+      return { listed, same, entries: scan.length, indexed: indexed.length };
+    });
+    const result = await within(`${step}: the index to be compared with a scan`, read);
+    await within(`${step}: the reopened browser to close`, reopened.close());
+    return result;
+  };
+  // Round 1: killed a third of the way through the build, while another tab writes indexed values.
+  const building = await launch("build", profileDir);
+  const [builder, writer] = [await openPage(building, env.server.origin), await openPage(building, env.server.origin)];
+  await builder.evaluate(() => {
+    const w = window as unknown as { progress: number };
+    w.progress = 0;
+    void window.attrmap
+      .openAttrmap({ name: "indexed" })
+      .partitionedMap<{ c: number }>("m")
+      .then((map) => map.createIndex("byC", "c", { onProgress: (p) => (w.progress = p.done / p.total) }));
+  });
+  const stream = (page: Tab) =>
+    page.evaluate(() => {
+      void (async () => {
+        const map = await window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<{ c: number }>("m");
+        // A write every few milliseconds: the build and the writer take turns.
+        for (let i = 0; ; i++) {
+          await map.upsert(`k${(i * 7919) % 100_000}`, { c: 1000 + (i % 5) });
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+    });
+  await stream(writer);
+  const started = () => builder.evaluate(() => (window as unknown as { progress: number }).progress >= 0.3);
+  await until("the build to be a third of the way", started, 120_000, 2);
+  await within("build: the browser to die", building.kill());
+  mark("killed during the build");
+  const afterBuild = await compare("build");
+  mark("compared after the build");
+  assert.equal(afterBuild.entries, ENTRIES);
+  assert.deepEqual(afterBuild.listed, [], "a killed build is not listed");
+  assert.ok(afterBuild.same, `after the killed build: ${afterBuild.indexed} entries indexed, ${afterBuild.entries} stored`);
+  // Round 2: the index complete, killed in a stream of writes that move entries inside it.
+  const writing = await launch("writes", profileDir);
+  const streamer = await openPage(writing, env.server.origin);
+  await stream(streamer);
+  await new Promise((r) => setTimeout(r, 1500));
+  await within("writes: the browser to die", writing.kill());
+  mark("killed during the writes");
+  const afterWrites = await compare("writes");
+  mark("compared after the writes");
+  assert.equal(afterWrites.entries, ENTRIES);
+  assert.deepEqual(afterWrites.listed, ["byC"]);
+  assert.ok(afterWrites.same, `after the killed writes: ${afterWrites.indexed} entries indexed, ${afterWrites.entries} stored`);
 });
