@@ -48,6 +48,12 @@ type PathOf<V, D extends number> = [D] extends [never]
  */
 export type KeyPath<V> = unknown extends V ? string : PathOf<V, 4>;
 
+/**
+ * `T`, from which TypeScript infers nothing (its `NoInfer`, written so that TypeScript before 5.4
+ * reads it too): a map's value type comes from its type argument, never from its index paths.
+ */
+export type Uninferred<T> = [T][T extends unknown ? 0 : never];
+
 /** How an index is declared: its key path (or paths, compound) alone, or with its options. */
 export type IndexSpec<V = unknown> =
   | KeyPath<V>

@@ -4,6 +4,7 @@ import { defaultLocks, type LockManagerLike } from "../concurrency/locks.js";
 import { Connection } from "../idb/connection.js";
 import type { Identity } from "../idb/identity.js";
 import { InstanceStore } from "../idb/instance-store.js";
+import type { Uninferred } from "../indexes/definition.js";
 import { Announcer, type Change, watchChanges } from "../live/changes.js";
 import { type LiveQuery, liveQuery } from "../live/live-query.js";
 import { ChunkedLog, type ChunkedLogOptions } from "../maps/chunked-log.js";
@@ -60,7 +61,7 @@ export class Attrmap {
   }
 
   /** A generic partitioned map of values of type `V`. */
-  async partitionedMap<V>(name: string, options: PartitionedMapOptions<V> = {}): Promise<PartitionedMap<V>> {
+  async partitionedMap<V>(name: string, options: PartitionedMapOptions<Uninferred<V>> = {}): Promise<PartitionedMap<V>> {
     await started(this.ctx);
     return PartitionedMap.open<V>(this.ctx, args.mapName("name", name), options);
   }
