@@ -1,9 +1,8 @@
 // What only export and import do to the database: list its maps; stage checked instances under
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions of the instance store, here so that a page that never imports does not load them.
-import { type EntryWrites, noEntryWrites, storeEntries } from "../idb/entry-store.js";
+import { deletingAll, type EntryWrites, noEntryWrites, storeEntries } from "../idb/entry-store.js";
 import type { InstanceStore } from "../idb/instance-store.js";
-import { prefixRange } from "../idb/keys.js";
 import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
 
@@ -81,7 +80,7 @@ export async function moveMaps(
         for (const key of await request(instances.getAllKeys(store.instancesOf(to)), doing))
           names.push((key as [string, string])[1]);
         issued.push(instances.delete(store.instancesOf(to)));
-        const cleared = { ...noEntryWrites(), deleteRanges: [prefixRange([to])] };
+        const cleared = deletingAll([to]);
         issued.push(...(await storeEntries(tx, cleared, store.connection.keyRange, doing)));
       }
       // A page of instances per round trip (a cursor took one for each), then one range delete.

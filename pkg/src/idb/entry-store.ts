@@ -3,7 +3,7 @@
 // mean), so that a query reads its results alone. This module writes a write's
 // entries in its transaction, after checking that the values a unique index gives are each
 // held by one owner; it knows nothing of maps, values or indexes.
-import { type EntryKey, inRange, type KeyBounds, type Owner, ownerOf } from "./keys.js";
+import { type EntryKey, inRange, type KeyBounds, type Owner, ownerOf, prefixRange } from "./keys.js";
 import { attempt, request } from "./requests.js";
 import { ENTRIES } from "./schema.js";
 
@@ -28,6 +28,11 @@ export interface UniqueCheck {
   owner: Owner;
   /** The error to throw when `other` holds the value too. */
   conflict(other: Owner): Error;
+}
+
+/** Deleting every entry whose key starts with `prefix` (a map's, an index's). */
+export function deletingAll(prefix: readonly (string | number)[]): EntryWrites {
+  return { ...noEntryWrites(), deleteRanges: [prefixRange(prefix)] };
 }
 
 /** No entry writes. */

@@ -32,11 +32,6 @@ export function ownerOf(key: Key): Owner {
   return (key as EntryKey).at(-1)!;
 }
 
-/** The elements of an entry key after its map and index: the value's pairs, then the owner. */
-export function tailOf(key: Key): Array<string | number> {
-  return (key as EntryKey).slice(2);
-}
-
 /**
  * Compares two keys as IndexedDB does, for the keys of this store (numbers, strings and
  * arrays of them): numbers < strings < arrays; strings by UTF-16 code units; arrays element by

@@ -8,9 +8,9 @@
 // next createIndex goes on from the last step that committed.
 // Any error or an abort drops the definition and its entries: all or nothing.
 import { type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
-import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
+import { deletingAll, noEntryWrites } from "../idb/entry-store.js";
 import type { Writes } from "../idb/instance-store.js";
-import { type Owner, prefixRange } from "../idb/keys.js";
+import type { Owner } from "../idb/keys.js";
 import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
 import { AttrmapError } from "../store/errors.js";
@@ -86,7 +86,7 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
         if (indexes.length >= MAX_INDEXES)
           throw args.invalid(`map "${map}" has ${MAX_INDEXES} indexes, the most a map may have; drop one first`);
         const next = meta.layoutVersion + 1;
-        const entries: EntryWrites = { ...noEntryWrites(), deleteRanges: [prefixRange([map, def.name])] };
+        const entries = deletingAll([map, def.name]);
         const building = { ...def, building: { after: null } };
         return { meta: withIndexes(meta, [...indexes, building], next), entries, result: { version: next, after: null } };
       }
@@ -132,7 +132,7 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
         return { meta: withIndexes(meta, built, meta.layoutVersion), result: undefined };
       });
       // Queries that found it being built read it again.
-      ctx.store.announceChanged(map, [], { ...noEntryWrites(), deleteRanges: [prefixRange([map, def.name])] });
+      ctx.store.announceChanged(map, [], deletingAll([map, def.name]));
     } catch (e) {
       await removeIndex(target, def.name, doing).catch(() => undefined); // if this fails too, the next build starts again
       throw e;
@@ -146,7 +146,7 @@ function removeIndex(target: Indexed, index: string, doing: string): Promise<boo
   return target.ctx.store.write(map, [], doing, ({ meta: raw }) => {
     const { meta, indexes } = metaOf(target, raw);
     if (!indexes.some((i) => i.name === index)) return { result: false };
-    const entries: EntryWrites = { ...noEntryWrites(), deleteRanges: [prefixRange([map, index])] };
+    const entries = deletingAll([map, index]);
     const left = indexes.filter((i) => i.name !== index);
     return { meta: withIndexes(meta, left, meta.layoutVersion + 1), entries, result: true };
   });

@@ -4,9 +4,9 @@
 
 import { commit } from "../concurrency/group-commit.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
-import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
+import { deletingAll, type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
 import type { Snapshot, Writes } from "../idb/instance-store.js";
-import { type EntryKey, type Owner, prefixRange } from "../idb/keys.js";
+import type { EntryKey, Owner } from "../idb/keys.js";
 import { buildIndex, dropIndex, type Indexed } from "../indexes/build.js";
 import {
   type CreateIndexOptions,
@@ -572,7 +572,7 @@ export class PartitionedMap<V> {
           `clearing map "${this.name}"`,
           ({ meta, names }) => {
             this.current(meta, layout);
-            const entries = layout.indexes ? { ...noEntryWrites(), deleteRanges: [prefixRange([this.name])] } : undefined;
+            const entries = layout.indexes ? deletingAll([this.name]) : undefined;
             return { delete: names, meta: meta === undefined ? layout : undefined, entries, result: undefined };
           },
           "keys",
