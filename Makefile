@@ -73,6 +73,19 @@ $(JAVA) &: | $(GO)
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless libgoogle-gson-java
 
+# The engine's own generated protobuf classes (dex_pb2.py from the dex-python-sdk wheel, loaded by
+# path) and the protobuf runtime they were generated for, in a venv: the Node suite parses every
+# kind of SetAttributes request with them, as the engine's CLI does.
+DEX_PB2 := build/dex-pb/dex/dexpb/dex_pb2.py
+$(DEX_PB2):
+	rm -rf build/dex-pb
+	python3 -m venv build/dex-pb/venv || { $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv && python3 -m venv build/dex-pb/venv; }
+	build/dex-pb/venv/bin/pip install -q --disable-pip-version-check protobuf==7.35.1
+	build/dex-pb/venv/bin/pip download -q --disable-pip-version-check --no-deps dex-python-sdk==1.23.0 -d build/dex-pb/wheel
+	build/dex-pb/venv/bin/python -m zipfile -e build/dex-pb/wheel/dex_python_sdk-1.23.0-*.whl build/dex-pb
+	touch $@
+
 pkg/node_modules/.package-lock.json: pkg/package.json pkg/package-lock.json
 	cd pkg && $(NPM_CI)
 
@@ -204,7 +217,7 @@ test-wasm-browser: $(CHROMIUM) | wasm-tools
 test-rust-all: $(CHROMIUM) | wasm-tools
 	@$(call timed,$(MAKE) --no-print-directory -j1 test-rust test-wasm-node test-wasm-browser)
 
-test-node: $(TESTS_INSTALLED) $(GO) $(JAVA)
+test-node: $(TESTS_INSTALLED) $(GO) $(JAVA) $(DEX_PB2)
 	@$(call timed,cd tests && node_modules/.bin/tsc -p tsconfig.json && $(NODE_TEST) node/*.test.ts && \
 	  TYPES_CHECKED_ON="Node 20" $(NODE24_TEST) node/*.test.ts)
 

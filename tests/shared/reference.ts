@@ -21,10 +21,10 @@ export function refCanonical(email: string): string {
   return out;
 }
 
-/** FNV-1a of ASCII text (one byte per UTF-16 code unit). */
+/** FNV-1a (32 bits) of the UTF-8 bytes of well-formed text. */
 export function refFnv(text: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  for (const byte of new TextEncoder().encode(text)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
   return h;
 }
 

@@ -11,6 +11,7 @@ import * as args from "../store/args.js";
 import type { Context } from "../store/context.js";
 import { AttrmapError } from "../store/errors.js";
 import * as wasm from "../wasm/store-module.js";
+import { indexInstances } from "./index-instances.js";
 
 /** The reference SDKs whose samples have a preset. */
 export type DexSdk = "python" | "typescript" | "go" | "java" | "rust";
@@ -26,6 +27,11 @@ export interface DexMapNames {
   /** For a log: the flow's Attribute that holds its state, and the state's field names. */
   stateAttribute?: string | undefined;
   stateFields?: { nextSequence: string; latestArchivedChunkToken: string } | undefined;
+  /**
+   * With `indexes`: the AttributeMap of each index (by index name) of a partitioned map;
+   * default `<attributeMap>_index_<index name>`.
+   */
+  indexes?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Which flow `exportDexRequests(store, options)` targets, and under which names. */
@@ -40,6 +46,11 @@ export interface DexExportOptions {
   sdk?: DexSdk | undefined;
   /** ...or names of your own flow, per stored map. */
   names?: Readonly<Record<string, DexMapNames>> | undefined;
+  /**
+   * Also send each index of a partitioned map as an AttributeMap in the hash-partitioned layout
+   * (docs/indexes.md): `true`, or the partition count of every index (default: its map's).
+   */
+  indexes?: boolean | { partitionCount?: number | undefined } | undefined;
 }
 
 /** One SetAttributesRequest, under 16 MiB. */
@@ -143,6 +154,7 @@ function namesOf(names: object, map: string, given: boolean): DexMapNames | unde
     recordFields: stringFields(owner, o, "recordFields"),
     stateAttribute: optionalString(owner, o, "stateAttribute"),
     stateFields: state && { nextSequence: state.nextSequence!, latestArchivedChunkToken: state.latestArchivedChunkToken! },
+    indexes: stringFields(owner, o, "indexes"),
   };
 }
 
@@ -163,6 +175,18 @@ function namesOption(o: object): (map: string) => DexMapNames | undefined {
   return (map) => namesOf(preset, map, false);
 }
 
+/** `options.indexes`, checked: undefined for no index, else the partition count of every index (undefined: its map's). */
+function indexesOption(o: object): { partitionCount: number | undefined } | undefined {
+  const value = args.field("options", o, "indexes");
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { partitionCount: undefined };
+  const count = args.field("options.indexes", args.object("options.indexes", value), "partitionCount");
+  return {
+    partitionCount:
+      count === undefined ? undefined : wasm.resolvePartitionCount(args.number("options.indexes.partitionCount", count)),
+  };
+}
+
 /** @internal The stored maps as SetAttributesRequests, one at a time; see DexExportOptions. */
 export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerator<DexRequest> {
   const o = args.object("options", options);
@@ -170,6 +194,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
   if (flowId === "") throw args.invalid("options.flowId must not be empty");
   const runId = optionalString("options", o, "runId");
   const namesFor = namesOption(o);
+  const indexes = indexesOption(o);
   const checked = new Map<string, DexMapNames | undefined>();
   const envelope = (attributes: string[], part: number) => {
     const body = attributes.join(",");
@@ -184,13 +209,50 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
   let pending: string[] = [];
   let size = 0;
   let part = 0;
+  /** Adds one attribute, first sending the request it would make too large. */
+  function* add(map: string, written: string): Generator<DexRequest> {
+    if (written.length > ATTRIBUTES_LIMIT)
+      throw new AttrmapError("not_exportable", `map "${map}": one attribute is over 15 MiB, more than one request holds`);
+    if (size + written.length > ATTRIBUTES_LIMIT && pending.length > 0) {
+      yield envelope(pending, ++part);
+      pending = [];
+      size = 0;
+    }
+    pending.push(written);
+    size += written.length + 1;
+  }
   for await (const item of exportItems(ctx, wantedMaps(o))) {
     if (!checked.has(item.map)) checked.set(item.map, namesFor(item.map));
     const target = checked.get(item.map);
     if (!target) throw args.invalid(`there are no Dex names for map "${item.map}": pass them in options.names`);
+    if (item.kind === "layout") {
+      // The flow's code holds its layout; an index is sent as a map of its own.
+      if (indexes && item.layout.kind === "partitioned")
+        for (const def of item.layout.indexes ?? []) {
+          const attributeMap = target.indexes?.[def.name] ?? `${target.attributeMap}_index_${escapeInstance(def.name)}`;
+          const count = indexes.partitionCount ?? item.layout.partitionCount;
+          for (const { instance, json, largest } of await indexInstances(
+            ctx,
+            item.map,
+            def.name,
+            item.layout.layoutVersion,
+            count,
+          )) {
+            const written = attribute(`${attributeMap}/${escapeInstance(instance)}`, json);
+            if (written.length > ATTRIBUTES_LIMIT)
+              throw new AttrmapError(
+                "not_exportable",
+                `index "${def.name}" of map "${item.map}": instance ${instance} is over 15 MiB, more than one request ` +
+                  `holds; its largest value ${largest.value} has ${largest.keys} keys (give the index more partitions, ` +
+                  "or index a field with fewer keys a value)",
+              );
+            yield* add(item.map, written);
+          }
+        }
+      continue;
+    }
     let written: string;
     try {
-      if (item.kind === "layout") continue; // the flow's code holds its layout
       if (item.kind === "state") {
         const fields = target.stateFields ?? {
           nextSequence: "nextSequence",
@@ -214,15 +276,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
       if (!(e instanceof NotExactJson)) throw e;
       throw new AttrmapError("not_exportable", `map "${item.map}": ${e.message} cannot be sent as JSON exactly`, { cause: e });
     }
-    if (written.length > ATTRIBUTES_LIMIT)
-      throw new AttrmapError("not_exportable", `map "${item.map}": one attribute is over 15 MiB, more than one request holds`);
-    if (size + written.length > ATTRIBUTES_LIMIT && pending.length > 0) {
-      yield envelope(pending, ++part);
-      pending = [];
-      size = 0;
-    }
-    pending.push(written);
-    size += written.length + 1;
+    yield* add(item.map, written);
   }
   if (pending.length > 0) yield envelope(pending, ++part);
 }
