@@ -1,6 +1,7 @@
 // Indexes in each engine's own IndexedDB (docs/indexes.md): an index built in one tab while
 // another tab reads and writes the map (no version upgrade, nobody blocked), every index
-// compared with a scan of the values afterwards; a live query of an index that runs again for
+// compared with a scan of the values afterwards; a log's index built while another tab appends
+// and drops old chunks; a live query of an index that runs again for
 // writes inside its range (from another tab and a worker), not for writes outside it; and the
 // browser killed (SIGKILL, as crash.test.ts does) during a build and during indexed writes.
 import assert from "node:assert/strict";
@@ -104,6 +105,51 @@ test("an index is built in one tab while another reads and writes; every index t
       .filter((k) => read.scan.find(([key]) => key === k)![1].company === "Gamma")
       .slice(0, 5),
   );
+  assert.deepEqual(a.errors, []);
+  assert.deepEqual(b.errors, []);
+  await Promise.all([a.close(), b.close()]);
+});
+
+test("a log's index is built in one tab while another appends and drops old chunks; it then equals a scan", async () => {
+  const [a, b] = [await openPage(env.browser, env.server.origin), await openPage(env.browser, env.server.origin)];
+  type Event = { sequence: number; value: { kind: string; n: number } };
+  await a.evaluate(async () => {
+    const log = await window.attrmap.openAttrmap({ name: "indexed-log" }).chunkedLog<unknown>("events", { chunkSize: 50 });
+    await log.appendMany(Array.from({ length: 3000 }, (_, n) => ({ kind: ["open", "click", "close"][n % 3], n })));
+    const w = window as unknown as { build: Promise<unknown> };
+    w.build = log.createIndex("byKind", "kind");
+  });
+  // Tab b appends, and drops the chunks before sequence 501, while the build runs.
+  await b.evaluate(async () => {
+    const log = await window.attrmap.openAttrmap({ name: "indexed-log" }).chunkedLog<unknown>("events");
+    for (let i = 0; i < 30; i++) await log.append({ kind: i % 2 ? "open" : "late", n: 3000 + i });
+    await log.dropArchivesBefore(await log.pageOf(501));
+  });
+  const read = await a.evaluate(async () => {
+    await (window as unknown as { build: Promise<unknown> }).build;
+    const log = await window.attrmap.openAttrmap({ name: "indexed-log" }).chunkedLog<{ kind: string; n: number }>("events");
+    const scan = [];
+    for await (const record of log.records({ order: "oldest" })) scan.push(record);
+    return {
+      scan,
+      byKind: await log.where("byKind").keys(),
+      late: await log.where("byKind").equals("late").toArray(),
+      lastOpen: await log.where("byKind").equals("open").last(),
+    };
+  });
+  const scan = read.scan as Event[];
+  assert.equal(scan[0]!.sequence, 501, "retention kept the chunks from sequence 501 on");
+  assert.equal(scan.length, 3030 - 500);
+  // By kind (UTF-16 order), then by sequence: computed here from the records alone.
+  const expected = [...scan]
+    .sort((x, y) => (x.value.kind < y.value.kind ? -1 : x.value.kind > y.value.kind ? 1 : x.sequence - y.sequence))
+    .map((r) => r.sequence);
+  assert.deepEqual(read.byKind, expected);
+  assert.deepEqual(
+    read.late,
+    scan.filter((r) => r.value.kind === "late"),
+  );
+  assert.deepEqual(read.lastOpen, scan.filter((r) => r.value.kind === "open").at(-1));
   assert.deepEqual(a.errors, []);
   assert.deepEqual(b.errors, []);
   await Promise.all([a.close(), b.close()]);

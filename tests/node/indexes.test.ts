@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inspect } from "node:util";
-import { AttrmapError, InProcessLocks, openAttrmap, type PartitionedMap } from "attrmap";
+import { AttrmapError, InProcessLocks, openAttrmap, type PartitionedMap, type Query } from "attrmap";
 import { exportText, importData } from "attrmap/export-import";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { seeded } from "../shared/random.js";
@@ -76,9 +76,11 @@ function valuesIn(def: Def, value: unknown): Element[][] {
   return indexable(v) ? [[v]] : [];
 }
 
-type Row = { value: Element[]; key: string };
+/** An owner: a map's key or a log's sequence. */
+type Owner = string | number;
+type Row = { value: Element[]; key: Owner };
 
-function rows(def: Def, model: Map<string, unknown>): Row[] {
+function rows(def: Def, model: Map<Owner, unknown>): Row[] {
   const out: Row[] = [];
   for (const [key, v] of model) for (const value of valuesIn(def, v)) out.push({ value, key });
   return out.sort((a, b) => compareValues(a.value, b.value) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -124,17 +126,32 @@ function randomValue(next: () => number): Record<string, unknown> {
   return value;
 }
 
-/** Every query of every index, against the model. */
-async function checkQueries(map: PartitionedMap<unknown>, model: Map<string, unknown>, next: () => number, round: string) {
+/** What is queried: a map (entries `[key, value]`) or a log (records, owned by their sequences). */
+interface Queried {
+  where(index: string): Query<unknown, Owner>;
+  /** The entry a query gives for an owner whose value is `value`. */
+  entryOf(owner: Owner, value: unknown): unknown;
+  /** The owner of an entry a query gave. */
+  ownerOf(entry: unknown): Owner;
+}
+
+const mapQueried = (map: PartitionedMap<unknown>): Queried => ({
+  where: (index) => map.where(index),
+  entryOf: (key, value) => [key, value],
+  ownerOf: (entry) => (entry as [string, unknown])[0],
+});
+
+/** Every query of every index in `indexes`, against the model. */
+async function checkQueries(map: Queried, model: Map<Owner, unknown>, next: () => number, round: string, indexes = defs) {
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   const bound = () => pick(elements.filter(indexable));
-  for (const def of defs) {
+  for (const def of indexes) {
     const all = rows(def, model);
     const compound = Array.isArray(def.keyPath);
     const arg = (e: Element[]) => (compound ? e : e[0]!);
     const draw = (): Element[] => (compound ? [pick(strings), bound()] : [bound()]);
     const where = `${round}, index ${def.name}`;
-    const same = async (q: ReturnType<typeof map.where>, expected: Row[], what: string) => {
+    const same = async (q: Query<unknown, Owner>, expected: Row[], what: string) => {
       assert.deepEqual(
         await q.keys(),
         expected.map((r) => r.key),
@@ -149,7 +166,7 @@ async function checkQueries(map: PartitionedMap<unknown>, model: Map<string, unk
     assert.equal(
       inspect(pairs, { depth: 5 }),
       inspect(
-        all.map((r) => [r.key, model.get(r.key)]),
+        all.map((r) => map.entryOf(r.key, model.get(r.key))),
         { depth: 5 },
       ),
       `${where}: entries with values`,
@@ -207,11 +224,11 @@ async function checkQueries(map: PartitionedMap<unknown>, model: Map<string, unk
     // Keyset pages of 3, forward and back, give the whole index once.
     for (const reverse of [false, true]) {
       const q = reverse ? map.where(def.name).reverse() : map.where(def.name);
-      const paged: string[] = [];
+      const paged: Owner[] = [];
       let after: string | null = null;
       do {
         const page = await q.page({ limit: 3, after });
-        paged.push(...page.entries.map(([k]) => k));
+        paged.push(...page.entries.map(map.ownerOf));
         after = page.next;
       } while (after !== null);
       const expected = all.map((r) => r.key);
@@ -226,7 +243,7 @@ test("random writes of every kind keep every index equal to the model, in every 
     partitionCount: 3,
     indexes: { byCompany: "company", byTier: "tier", byTag: { keyPath: "tags", multiEntry: true } },
   });
-  const model = new Map<string, unknown>();
+  const model = new Map<Owner, unknown>();
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   for (let round = 0; round < 60; round++) {
     if (round === 5) {
@@ -268,7 +285,7 @@ test("random writes of every kind keep every index equal to the model, in every 
       });
       await Promise.all(calls);
     }
-    if (round >= 5) await checkQueries(map, model, next, `round ${round}`);
+    if (round >= 5) await checkQueries(mapQueried(map), model, next, `round ${round}`);
   }
 });
 
@@ -433,4 +450,127 @@ test("export carries the definitions, import rebuilds the entries, and the round
     );
     return true;
   });
+});
+
+// ---- logs: the same indexes on records' values, owned by sequences ---------------------------
+
+test("a log's indexes follow appends, batches, retention and chunk-size changes, in every query", async () => {
+  const next = seeded(20261204);
+  const log = await fresh().chunkedLog<unknown>("events", {
+    chunkSize: 4,
+    indexes: { byCompany: "company", byTier: "tier", byTag: { keyPath: "tags", multiEntry: true } },
+  });
+  // The retained records: sequence to value. Retention keeps whole chunks from an archive's
+  // token on, and a token is the 20 digits of its chunk's first sequence (docs/chunked-log.md).
+  const model = new Map<Owner, unknown>();
+  const queried: Queried = {
+    where: (index) => log.where(index),
+    entryOf: (sequence, value) => ({ sequence, value }),
+    ownerOf: (record) => (record as { sequence: number }).sequence,
+  };
+  for (let round = 0; round < 40; round++) {
+    if (round === 4) {
+      await log.createIndex("byCity", "address.city");
+      await log.createIndex("byPair", ["company", "tier"]);
+    }
+    const op = next();
+    if (op < 0.35) {
+      const values = Array.from({ length: 1 + Math.floor(next() * 9) }, () => randomValue(next));
+      const records = await log.appendMany(values);
+      for (const [i, r] of records.entries()) model.set(r.sequence, values[i]);
+    } else if (op < 0.75) {
+      // Appends started together: one group-commit batch.
+      const values = Array.from({ length: 1 + Math.floor(next() * 5) }, () => randomValue(next));
+      const records = await Promise.all(values.map((v) => log.append(v)));
+      for (const [i, r] of records.entries()) model.set(r.sequence, values[i]);
+    } else if (op < 0.85) {
+      await log.changeChunkSize(1 + Math.floor(next() * 6));
+    } else if (model.size > 0) {
+      const sequences = [...model.keys()] as number[];
+      const token = await log.pageOf(sequences[Math.floor(next() * sequences.length)]!);
+      if (token !== "current") {
+        await log.dropArchivesBefore(token);
+        for (const s of sequences) if (s < Number(token)) model.delete(s);
+      }
+    }
+    await checkQueries(queried, model, next, `round ${round}`, round >= 4 ? defs : defs.slice(0, 3));
+  }
+  assert.ok(model.size < (await log.state()).nextSequence - 1, "retention dropped records on the way");
+});
+
+test("a log's unique index, the archive's indexes option, and a log's export round trip", async () => {
+  const store = fresh();
+  const archive = await store.subscriberArchive({
+    chunkSize: 3,
+    indexes: { bySubscriber: { keyPath: "subscriberId", unique: true } },
+  });
+  const ids = Array.from({ length: 10 }, (_, i) => `s${i}`);
+  await archive.registerSubscribers(ids.map((subscriberId) => ({ subscriberId, deliveryAddress: `${subscriberId}@x.org` })));
+  assert.deepEqual(await archive.where("bySubscriber").equals("s7").first(), {
+    sequence: 8,
+    subscriberId: "s7",
+    deliveryAddress: "s7@x.org",
+  });
+  await assert.rejects(archive.registerSubscriber({ subscriberId: "s3", deliveryAddress: "again@x.org" }), (e: unknown) => {
+    assert.ok(e instanceof AttrmapError && e.code === "constraint_violation");
+    assert.equal(
+      e.message,
+      'index "bySubscriber" of log "SubscriberChunks": value "s3" is held by record 4, so record 11 cannot hold it',
+    );
+    return true;
+  });
+  assert.equal(await archive.count(), 10, "nothing of a refused append is stored");
+  // In a batch, only the refused call fails; the next sequence goes to the next append that lands.
+  const outcomes = await Promise.all([
+    code(archive.registerSubscriber({ subscriberId: "n1", deliveryAddress: "a" })),
+    code(archive.registerSubscriber({ subscriberId: "n1", deliveryAddress: "b" })),
+    code(archive.registerSubscriber({ subscriberId: "n2", deliveryAddress: "c" })),
+  ]);
+  assert.deepEqual(outcomes, ["ok", "constraint_violation", "ok"]);
+  assert.deepEqual(
+    (await archive.where("bySubscriber").startsWith("n").toArray()).map((s) => [s.sequence, s.subscriberId]),
+    [
+      [11, "n1"],
+      [12, "n2"],
+    ],
+  );
+  // Retention takes the entries of the records it drops: s0 to s5 were in the first two chunks.
+  await archive.log.dropArchivesBefore(await archive.log.pageOf(7));
+  assert.deepEqual(await archive.where("bySubscriber").between("s0", "s5").keys(), []);
+  assert.equal(await archive.where("bySubscriber").count(), 6);
+  // Export carries the definition; import rebuilds the entries; the round trip is byte-identical.
+  const text = await exportText(store);
+  assert.match(text, /"kind":"chunked".*"indexes":\[\{"name":"bySubscriber","keyPath":"subscriberId","unique":true/);
+  const copy = fresh();
+  await importData(copy, text);
+  assert.equal(await exportText(copy), text);
+  assert.deepEqual(
+    await (await copy.subscriberArchive()).where("bySubscriber").keys(),
+    await archive.where("bySubscriber").keys(),
+  );
+  const broken = text.replace('"subscriberId":"s9"', '"subscriberId":"s8"');
+  assert.notEqual(broken, text);
+  await assert.rejects(importData(fresh(), broken), (e: unknown) => {
+    assert.ok(e instanceof AttrmapError && e.code === "constraint_violation", String(e));
+    assert.match(e.message, /^line \d+: index "bySubscriber" of map "SubscriberChunks": value "s8" is held by 9 \(line \d+\)/);
+    return true;
+  });
+});
+
+test("a log object that saw an index being built keeps it with its appends, and never undoes the build", async () => {
+  const store = fresh();
+  const log = () => store.chunkedLog<{ k: string }>("shared", { chunkSize: 1 });
+  const [builder, other] = [await log(), await log()];
+  await other.appendMany(Array.from({ length: 40 }, (_, i) => ({ k: i % 2 ? "a" : "b" })));
+  // `other` appends between the build's steps: it then knows the index as being built.
+  let during: Promise<unknown> | undefined;
+  await builder.createIndex("byK", "k", { onProgress: () => void (during ??= other.append({ k: "a" })) });
+  await during;
+  await other.append({ k: "a" }); // after the build: `other` must not store its old copy of the build's state
+  assert.equal(await builder.where("byK").equals("a").count(), 22);
+  assert.deepEqual(
+    (await other.indexes()).map((i) => i.name),
+    ["byK"],
+  );
+  assert.deepEqual((await other.where("byK").equals("a").keys()).slice(-2), [41, 42]);
 });

@@ -241,6 +241,17 @@ function storageCalls(m: M, s: Stores): Call[] {
     ["log.records(x)", (x) => drain(log.records(x as Attrmap.RecordsOptions))],
     ["log.changeChunkSize(x)", (x) => log.changeChunkSize(x as number)],
     ["log.dropArchivesBefore(x)", (x) => log.dropArchivesBefore(x as string)],
+    ["log.createIndex(i, x)", (x) => log.createIndex("fuzz-index", x as string)],
+    [
+      "log.where(i).equals(x)",
+      (x) =>
+        log
+          .where("by-value")
+          .equals(x as Attrmap.IndexValue)
+          .toArray(),
+    ],
+    ["store.partitionedMap({indexes: x})", (x) => store.partitionedMap("fuzz", { indexes: x as Record<string, string> })],
+    ["store.chunkedLog({indexes: x})", (x) => store.chunkedLog("fuzz-log", { indexes: x as Record<string, string> })],
     ["dir.upsertProfile(x)", (x) => dir.upsertProfile(x as Attrmap.CustomerProfileInput)],
     ["dir.upsertProfile({emailAddress: x})", (x) => dir.upsertProfile({ emailAddress: x as string })],
     ["dir.upsertProfiles(x)", (x) => dir.upsertProfiles(x as Attrmap.CustomerProfileInput[])],
@@ -288,7 +299,7 @@ export async function fuzz(m: M, options: FuzzOptions): Promise<FuzzReport> {
     stores = {
       store,
       map: await store.partitionedMap("fuzz", { indexes: { "by-value": "v" } }),
-      log: await store.chunkedLog("fuzz-log", { chunkSize: 3 }),
+      log: await store.chunkedLog("fuzz-log", { chunkSize: 3, indexes: { "by-value": "v" } }),
       values: await store.chunkedLog("fuzz-values", { chunkSize: 1 }),
       dir: await store.customerDirectory({ partitionCount: 16 }),
       archive: await store.subscriberArchive({ chunkSize: 3 }),

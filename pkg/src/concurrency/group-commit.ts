@@ -7,7 +7,7 @@
 // (and, with `ifAvailable`, `lock_conflict`), as the reference server's writers do.
 
 import type { EntryWrites, UniqueCheck } from "../idb/entry-store.js";
-import type { Snapshot, Writes } from "../idb/instance-store.js";
+import type { ReadAll, Snapshot, Writes } from "../idb/instance-store.js";
 import type { EntryKey } from "../idb/keys.js";
 import type { Context } from "../store/context.js";
 import { AttrmapError } from "../store/errors.js";
@@ -27,6 +27,8 @@ export interface Job<T> {
   compute: (snapshot: Snapshot) => Writes<T>;
   /** Runs in a batch of its own (a write that deletes a range of instances). */
   alone?: boolean;
+  /** With `alone`: what it reads of the whole map besides `instances` (given to `compute` as `names` and `all`). */
+  all?: ReadAll;
 }
 
 interface Queued {
@@ -118,11 +120,17 @@ async function runBatch(ctx: Context, map: string, options: WriteOptions, jobs: 
   let outcomes: Outcome[] = [];
   try {
     await withLocks(ctx.locks, locks, options, () =>
-      ctx.store.write(map, instances, doing, (snapshot) => {
-        const applied = apply(snapshot, instances, jobs);
-        outcomes = applied.outcomes;
-        return applied.writes;
-      }),
+      ctx.store.write(
+        map,
+        instances,
+        doing,
+        (snapshot) => {
+          const applied = apply(snapshot, instances, jobs);
+          outcomes = applied.outcomes;
+          return applied.writes;
+        },
+        jobs[0]!.alone ? jobs[0]!.all : undefined,
+      ),
     );
     return outcomes;
   } catch (error) {
@@ -150,7 +158,7 @@ function apply(
   const indexed = new BatchEntries();
   const outcomes = jobs.map((job): Outcome => {
     try {
-      const w = job.compute({ meta, values: job.instances.map((n) => values.get(n)) });
+      const w = job.compute({ meta, values: job.instances.map((n) => values.get(n)), names: snapshot.names, all: snapshot.all });
       if (w.entries) indexed.add(w.entries);
       deleteRange ??= w.deleteRange;
       if (w.meta !== undefined) {

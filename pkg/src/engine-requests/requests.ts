@@ -136,7 +136,8 @@ function stringFields(owner: string, o: object, key: string, keys?: readonly str
   if (value === undefined) return undefined;
   const from = args.object(`${owner}.${key}`, value);
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const k of keys ?? Object.keys(from)) out[k] = args.string(`${owner}.${key}.${k}`, args.field(`${owner}.${key}`, from, k));
+  for (const k of keys ?? args.keysOf(`${owner}.${key}`, from))
+    out[k] = args.string(`${owner}.${key}.${k}`, args.field(`${owner}.${key}`, from, k));
   return out;
 }
 

@@ -29,15 +29,17 @@ export interface ExportOptions {
 
 function layoutOf(meta: ReturnType<typeof readMeta>): Layout {
   if (meta === undefined) throw new AttrmapError("layout_changed", "a map was removed while it was being exported");
+  // Definitions only (a build in progress too, which the import completes): entries are rebuilt.
+  const indexes = ("meta" in meta ? meta.meta : meta).indexes;
+  const defined = indexes ? { indexes: indexes.map(publicDefinition) } : {};
   return "meta" in meta
-    ? { kind: "chunked", layoutVersion: meta.meta.layoutVersion, segments: meta.meta.segments }
+    ? { kind: "chunked", layoutVersion: meta.meta.layoutVersion, segments: meta.meta.segments, ...defined }
     : {
         kind: "partitioned",
         layoutVersion: meta.layoutVersion,
         partitionCount: meta.partitionCount,
         keyRule: meta.keyRule,
-        // Definitions only (a build in progress too, which the import completes): entries are rebuilt.
-        ...(meta.indexes ? { indexes: meta.indexes.map(publicDefinition) } : {}),
+        ...defined,
       };
 }
 

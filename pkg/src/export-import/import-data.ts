@@ -10,7 +10,7 @@ import type { Owner } from "../idb/keys.js";
 import { type IndexDefinition, publicDefinition, type StoredIndex, storedIndexes } from "../indexes/definition.js";
 import { type ConflictError, changeEntries, describeValue } from "../indexes/entries.js";
 import { CUSTOMER_PROFILES_MAP } from "../samples/customer-directory.js";
-import { profileProblem, subscriberRecords } from "../samples/records.js";
+import { type LogRecord, profileProblem, type Subscriber, subscriberRecords, valueRecords } from "../samples/records.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "../samples/subscriber-archive.js";
 import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
@@ -153,6 +153,16 @@ async function run(
   const fail = (reason: string, what: string) => verifier.badLine(reason, what);
   const valueProblem = (reason: string, what: string) =>
     new AttrmapError("invalid_argument", `line ${count}: ${what} (${reason})`);
+  /** A layout line's index definitions, checked, as its map's metadata stores them (none: no field). */
+  const indexesOf = (map: string, layout: Record<string, unknown>) => {
+    let indexes: StoredIndex[];
+    try {
+      indexes = storedIndexes(`map "${map}"`, layout.indexes);
+    } catch (e) {
+      throw valueProblem("bad-layout", (e as Error).message);
+    }
+    return indexes.length > 0 ? { indexes: indexes.map(publicDefinition) } : {};
+  };
   try {
     for await (const line of input) {
       count++;
@@ -175,19 +185,13 @@ async function run(
         if (!isObject(layout)) throw fail("bad-layout", "has a layout that is not an object");
         if (layout.kind === "partitioned") {
           verifier.partitionedLayout(map, num(layout.layoutVersion), num(layout.partitionCount), str(layout.keyRule));
-          let indexes: StoredIndex[];
-          try {
-            indexes = storedIndexes(`map "${map}"`, layout.indexes);
-          } catch (e) {
-            throw valueProblem("bad-layout", (e as Error).message);
-          }
           const meta = {
             kind: "partitioned",
             layoutVersion: layout.layoutVersion,
             partitionCount: layout.partitionCount,
             keyRule: layout.keyRule,
           };
-          plans.push({ map, meta: indexes.length > 0 ? { ...meta, indexes: indexes.map(publicDefinition) } : meta });
+          plans.push({ map, meta: { ...meta, ...indexesOf(map, layout) } });
         } else if (layout.kind === "chunked") {
           const list = Array.isArray(layout.segments) ? (layout.segments as unknown[]) : [];
           const flat = segmentNumbers(list, (s) =>
@@ -198,7 +202,10 @@ async function run(
             fromSequence: (s as Record<string, unknown>).fromSequence,
             chunkSize: (s as Record<string, unknown>).chunkSize,
           }));
-          plans.push({ map, meta: { kind: "chunked", layoutVersion: layout.layoutVersion, segments } });
+          plans.push({
+            map,
+            meta: { kind: "chunked", layoutVersion: layout.layoutVersion, segments, ...indexesOf(map, layout) },
+          });
         } else {
           throw fail("bad-layout", "has a layout of no known kind");
         }
@@ -239,6 +246,7 @@ async function run(
           }
         }
         batch.push([STAGING_PREFIX + map, instance, records]);
+        lineOf.set(`${map}\u0000${instance}`, count);
       } else {
         throw fail("bad-line", "is not a layout, state or instance line");
       }
@@ -261,12 +269,27 @@ async function run(
             `${describeValue(flat, Array.isArray(def.keyPath))} is held by ${JSON.stringify(other)} ` +
             `(line ${lineOf.get(`${p.map}\u0000${where.get(other)}`)}), so ${JSON.stringify(owner)} cannot hold it`,
         );
+      if (p.meta.kind === "partitioned")
+        return {
+          ...move,
+          entries: (instance, value, out) => {
+            for (const [key, v] of value as Map<string, unknown>) {
+              where.set(key, instance);
+              changeEntries(p.map, indexes, key, undefined, v, out, conflict);
+            }
+          },
+        };
+      // What a log's index paths read: the archive's records are subscribers, other logs' hold a value.
+      const indexed = (r: LogRecord) =>
+        p.map === SUBSCRIBER_CHUNKS_MAP
+          ? subscriberRecords.indexed(r as unknown as Subscriber)
+          : valueRecords("record").indexed(r);
       return {
         ...move,
         entries: (instance, value, out) => {
-          for (const [key, v] of value as Map<string, unknown>) {
-            where.set(key, instance);
-            changeEntries(p.map, indexes, key, undefined, v, out, conflict);
+          for (const record of value as LogRecord[]) {
+            where.set(record.sequence, instance);
+            changeEntries(p.map, indexes, record.sequence, undefined, indexed(record), out, conflict, record);
           }
         },
       };

@@ -40,9 +40,15 @@ export interface Snapshot {
 
 /**
  * How much of the whole map a write reads besides the instances it names: every name, every
- * value, or (a step of a walk) the values of up to `limit` instances named after `after`.
+ * value, (a step of a walk) the values of up to `limit` instances named after `after`, or the
+ * values of those named from `between[0]` (included) to `between[1]` (excluded).
  */
-export type ReadAll = "keys" | "values" | { after: string | undefined; limit: number } | undefined;
+export type ReadAll =
+  | "keys"
+  | "values"
+  | { after: string | undefined; limit: number }
+  | { between: readonly [from: string, to: string] }
+  | undefined;
 
 /** One whole-map rewrite in progress (see InstanceStore.rewrite). */
 export interface Rewrite {
@@ -193,8 +199,11 @@ export class InstanceStore {
     const result = await this.transaction("readwrite", doing, async (tx) => {
       const store = tx.objectStore(INSTANCES);
       const maps = tx.objectStore(MAPS);
-      const walk = typeof all === "object" ? all : undefined;
-      const scope = this.instancesOf(map, walk?.after);
+      const walk = typeof all === "object" && "after" in all ? all : undefined;
+      const scope =
+        typeof all === "object" && "between" in all
+          ? this.instancesBetween(map, all.between)
+          : this.instancesOf(map, walk?.after);
       const [meta, keys, everything, ...values] = await Promise.all([
         request(maps.get(map), doing),
         all ? request(store.getAllKeys(scope, walk?.limit), doing) : undefined,

@@ -38,8 +38,12 @@ const BUILD_STEP = 16;
 export interface Indexed {
   ctx: Context;
   name: string;
-  /** The owners and values an instance holds (a partition's keys, a chunk's sequences). */
-  ownersOf(instance: string, value: unknown): Iterable<readonly [Owner, unknown]>;
+  /**
+   * The owners an instance holds (a partition's keys, a chunk's sequences), each with the value
+   * its index paths read and what its entries hold (a map's value twice; a log's record's value,
+   * and the record).
+   */
+  ownersOf(instance: string, value: unknown): Iterable<readonly [Owner, unknown, unknown]>;
   conflict: ConflictError;
 }
 
@@ -110,8 +114,8 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
               throw new AttrmapError("layout_changed", `map "${map}" changed its layout while index "${def.name}" was built`);
             const entries = noEntryWrites();
             names!.forEach((instance, i) => {
-              for (const [owner, value] of target.ownersOf(instance, all![i]))
-                changeEntries(map, [def], owner, undefined, value, entries, target.conflict);
+              for (const [owner, value, held] of target.ownersOf(instance, all![i]))
+                changeEntries(map, [def], owner, undefined, value, entries, target.conflict, held);
             });
             const last = names!.at(-1);
             if (last === undefined) return { result: names! };

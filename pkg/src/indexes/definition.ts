@@ -108,7 +108,7 @@ export function definition(name: string, path: unknown, options: object, owner =
 export function declared(name: string, value: unknown): IndexDefinition[] {
   if (value === undefined) return [];
   const o = args.object(name, value);
-  const names = Object.keys(o);
+  const names = args.keysOf(name, o);
   if (names.length > MAX_INDEXES) throw args.invalid(`${name} may declare at most ${MAX_INDEXES} indexes, got ${names.length}`);
   return names.map((key) => {
     const index = indexName(`${name} key`, key);

@@ -98,8 +98,9 @@ export function describeValue(flat: ReadonlyArray<string | number>, compound: bo
 /**
  * Adds to `out` what a change of `owner`'s value from `before` to `after` (undefined: absent)
  * does to the entries of `defs` in `map`: the values it no longer has are deleted, and every
- * value it has is put again with the new value (an entry holds `[owner, value]`). A value new to a
- * unique index is checked; `conflict` makes its error.
+ * value it has is put again with `[owner, held]` (a map's entry holds its value, a log's the
+ * record whose value `after` is). A value new to a unique index is checked; `conflict` makes
+ * its error.
  */
 export function changeEntries(
   map: string,
@@ -109,6 +110,7 @@ export function changeEntries(
   after: unknown,
   out: EntryWrites,
   conflict: ConflictError,
+  held: unknown = after,
 ): void {
   for (const def of defs) {
     const old = before === undefined ? [] : indexValuesOf(def, before);
@@ -118,7 +120,7 @@ export function changeEntries(
     for (const flat of old) if (!nowIds.has(pairId(flat))) out.delete.push([map, def.name, ...flat, owner]);
     for (const flat of now) {
       const key = [map, def.name, ...flat, owner];
-      out.put.push([key, [owner, after]]);
+      out.put.push([key, [owner, held]]);
       if (def.unique && !oldIds.has(pairId(flat)))
         out.unique.push({
           key,

@@ -4,6 +4,28 @@
 
 import { commit } from "../concurrency/group-commit.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
+import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
+import type { ReadAll } from "../idb/instance-store.js";
+import type { EntryKey, Owner } from "../idb/keys.js";
+import {
+  createIndex,
+  ensureIndexes,
+  findIndex,
+  type IndexOwner,
+  listIndexes,
+  queryableIndex,
+  removeIndex,
+} from "../indexes/catalog.js";
+import {
+  type CreateIndexOptions,
+  declared,
+  type IndexDefinition,
+  type IndexSpec,
+  indexName,
+  type KeyPath,
+} from "../indexes/definition.js";
+import { changeEntries, describeValue } from "../indexes/entries.js";
+import { Query, type ReadPlan, rangesAfter, rangesOf } from "../indexes/query.js";
 import type { RecordKind } from "../samples/records.js";
 import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
@@ -14,14 +36,20 @@ import * as maintenance from "../wasm/maintenance-module.js";
 import * as wasm from "../wasm/store-module.js";
 import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
 
-/** How `store.chunkedLog(name, options)` opens or creates a log. */
-export interface ChunkedLogOptions {
+/** How `store.chunkedLog(name, options)` opens or creates a log (`V`: its records' values). */
+export interface ChunkedLogOptions<V = unknown> {
   /**
    * Records per chunk (1 to 1,000,000). Left out: 100 for a new log, the size in force for an
    * existing one. Given for an existing log, it must be the size in force: another is
    * `layout_mismatch` (`changeChunkSize()` changes it).
    */
   chunkSize?: number | undefined;
+  /**
+   * Indexes the log must have (docs/indexes.md), on its records' values: by name, a key path or
+   * `{ keyPath, unique, multiEntry }`. A missing one is built at open; one stored with another
+   * definition is `layout_mismatch`; stored ones not declared are kept.
+   */
+  indexes?: Readonly<Record<string, IndexSpec<V>>> | undefined;
 }
 
 /** One page of a log. */
@@ -104,11 +132,14 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const o = args.options("options", options);
     const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
     const chunkSize = size === undefined ? undefined : wasm.resolveChunkSize(size);
+    const indexes = declared("options.indexes", args.field("options", o, "indexes"));
     const view = await ctx.store.openMap(name, `opening log "${name}"`, (meta) => {
       const opened = openChunked(name, meta, chunkSize);
       return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
     });
-    return new ChunkedLog(ctx, name, view, kind);
+    const log = new ChunkedLog(ctx, name, view, kind);
+    await ensureIndexes(log.catalog, indexes);
+    return log;
   }
 
   /** Records per chunk for new archives (the size in force, as this object last saw it). */
@@ -174,29 +205,140 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     change: (
       view: LogView,
       current: R[],
+      /** With `all`: the instances it names, and their values. */
+      read: { names: string[]; values: unknown[] } | undefined,
     ) => {
       put?: Array<readonly [string, unknown]>;
       add?: Array<readonly [string, unknown]>;
       meta?: ChunkedMeta;
       deleteRange?: readonly [string, string];
+      entries?: EntryWrites;
       result: T;
     },
-    { deletesRange = false }: { deletesRange?: boolean } = {},
+    { deletesRange = false, all, layout = false }: { deletesRange?: boolean; all?: ReadAll; layout?: boolean } = {},
   ): Promise<T> {
     return commit(this.ctx, this.name, options, {
-      locks: this.lock(),
+      // A change of layout also takes the log's own lock, as a map's resize does: it waits for an
+      // index build, which runs under one layout version.
+      locks: layout ? [{ key: lockKey(this.ctx, this.name), mode: "exclusive" }, ...this.lock()] : this.lock(),
       instances: [CURRENT],
       doing,
-      compute: ({ meta, values }) => {
+      compute: ({ meta, values, names, all: read }) => {
         const view = this.viewOf(meta);
         const current = this.chunk(CURRENT, values[0], view);
         wasm.pageNext(view.log, CURRENT, values[0] !== undefined, current.sequences, this.kind.recordName);
-        const writes = change(view, current.records);
+        const writes = change(view, current.records, read && { names: names!, values: read });
         if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
         return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
       },
       alone: deletesRange,
+      all,
     });
+  }
+
+  /** What records `added` (appended) and `dropped` (by retention) do to the entries of `indexes`. */
+  private entryChanges(indexes: readonly IndexDefinition[], added: readonly R[], dropped: readonly R[]): EntryWrites {
+    const out = noEntryWrites();
+    for (const r of added) changeEntries(this.name, indexes, r.sequence, undefined, this.kind.indexed(r), out, this.conflict, r);
+    for (const r of dropped) changeEntries(this.name, indexes, r.sequence, this.kind.indexed(r), undefined, out, this.conflict);
+    return out;
+  }
+
+  /** The error of an append that would give unique index `def` value `flat` for `owner` while `other` has it. */
+  private conflict = (def: IndexDefinition, flat: ReadonlyArray<string | number>, owner: Owner, other: Owner): AttrmapError =>
+    new AttrmapError(
+      "constraint_violation",
+      `index "${def.name}" of log "${this.name}": value ${describeValue(flat, Array.isArray(def.keyPath))} ` +
+        `is held by record ${other}, so record ${owner} cannot hold it`,
+    );
+
+  /** The log as its indexes see it: its chunks' records, by sequence. */
+  private get catalog(): IndexOwner {
+    return {
+      indexed: {
+        ctx: this.ctx,
+        name: this.name,
+        ownersOf: (instance, value) =>
+          this.chunk(instance, value, this.view).records.map((r) => [r.sequence, this.kind.indexed(r), r] as const),
+        conflict: this.conflict,
+      },
+      stored: () => this.view.meta.indexes ?? [],
+      refresh: async () => void this.viewOf((await this.ctx.store.read(this.name, [])).meta),
+    };
+  }
+
+  /**
+   * Adds an index on the records' values (docs/indexes.md): `keyPath` is a dotted path into a
+   * value, or an array of them for a compound index. Built over the records retained, all or
+   * nothing, with progress; appends in any context go on meanwhile and keep it. Nothing if the
+   * index exists with this definition; `already_exists` if with another.
+   */
+  async createIndex(name: string, keyPath: KeyPath<I> | readonly KeyPath<I>[], options: CreateIndexOptions = {}): Promise<void> {
+    return createIndex(this.catalog, name, keyPath, options);
+  }
+
+  /** Removes an index and its entries (after any build of it in progress); whether it was there. */
+  async dropIndex(name: string, options: WriteOptions = {}): Promise<boolean> {
+    return removeIndex(this.catalog, name, options);
+  }
+
+  /** The log's indexes, as stored now (an index still being built is not listed). */
+  async indexes(): Promise<IndexDefinition[]> {
+    return listIndexes(this.catalog);
+  }
+
+  /**
+   * A query of index `name`, whose entries are records (`keys()` gives their sequences), in
+   * index order and, for equal values, in sequence order: `where("bySubscriber").equals(id).first()`.
+   * Each read is one readonly transaction; no lock.
+   */
+  where(name: string): Query<R, number> {
+    return new Query<R, number>(
+      { readIndex: (i, plan) => this.readIndex(i, plan), countIndex: (i, plan) => this.countIndex(i, plan) },
+      indexName("name", name),
+    );
+  }
+
+  private async rangesOf(index: string, plan: ReadPlan) {
+    const def = await findIndex(this.catalog, index);
+    const ranges = rangesOf(this.name, def, plan.condition);
+    return plan.after ? rangesAfter(ranges, [this.name, def.name], plan.after, plan.reverse) : ranges;
+  }
+
+  /** Index `index` in `raw`, read with its entries: gone is `invalid_argument`, as an unknown name. */
+  private queryable(raw: unknown, index: string): void {
+    if (queryableIndex(raw, this.name, index) === undefined) throw args.invalid(`map "${this.name}" has no index "${index}"`);
+  }
+
+  private async readIndex(index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: R[] }> {
+    const found = await this.ctx.store.search(
+      this.name,
+      await this.rangesOf(index, plan),
+      { reverse: plan.reverse, limit: plan.limit, keys: plan.read !== "entries", values: plan.read !== "keys" },
+      `reading index "${index}" of log "${this.name}"`,
+    );
+    this.queryable(found.meta, index);
+    const where = `index "${index}"`;
+    const records = found.values.map((held) => {
+      const [sequence, record] = Array.isArray(held) && held.length === 2 ? held : [undefined, undefined];
+      if (typeof sequence !== "number" || typeof record !== "object" || record === null || record.sequence !== sequence)
+        throw corrupt(this.name, where, "an entry is not a [sequence, record] pair");
+      const problem = this.kind.problem(record);
+      if (problem !== undefined)
+        throw corrupt(this.name, where, `record ${sequence} is not a ${this.kind.recordName} record: ${problem}`);
+      return record as R;
+    });
+    return { keys: found.keys, entries: records };
+  }
+
+  private async countIndex(index: string, plan: ReadPlan): Promise<number> {
+    const { meta, count } = await this.ctx.store.countEntries(
+      this.name,
+      await this.rangesOf(index, plan),
+      `counting index "${index}" of log "${this.name}"`,
+    );
+    this.queryable(meta, index);
+    return count;
   }
 
   /** Appends one record and returns it with its sequence. */
@@ -229,8 +371,10 @@ export class ChunkedLog<I, R extends { sequence: number }> {
         nextSequence: plan.nextSequence,
         latestArchivedChunkToken: add.at(-1)?.[0] ?? view.meta.state.latestArchivedChunkToken,
       };
+      const { indexes } = view.meta;
+      const entries = indexes ? this.entryChanges(indexes, records, []) : undefined;
       // Archives are added, never put: an archive is written once and never replaced.
-      return { put: [[CURRENT, rest]], add, meta: { ...view.meta, state }, result: records };
+      return { put: [[CURRENT, rest]], add, meta: { ...view.meta, state }, entries, result: records };
     });
   }
 
@@ -381,18 +525,23 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   async changeChunkSize(chunkSize: number, options: WriteOptions = {}): Promise<void> {
     const size = wasm.resolveChunkSize(args.number("chunkSize", chunkSize));
     await maintenance.maintenanceReady(); // before the lock and the transaction, which must not wait on it
-    await this.write(writeOptions(options), `changing the chunk size of log "${this.name}"`, (view, current) => {
-      const plan = maintenance.chunkSizeChange(view.log, current.length, size);
-      if (!plan.changed) return { result: undefined };
-      const cut = plan.cut.length > 0 ? wasm.archiveToken(plan.cut.first) : undefined;
-      const state = { ...view.meta.state, latestArchivedChunkToken: cut ?? view.meta.state.latestArchivedChunkToken };
-      return {
-        put: cut ? [[CURRENT, []]] : [],
-        add: cut ? [[cut, current]] : [],
-        meta: { ...view.meta, layoutVersion: view.meta.layoutVersion + 1, segments: plan.segments, state },
-        result: undefined,
-      };
-    });
+    await this.write(
+      writeOptions(options),
+      `changing the chunk size of log "${this.name}"`,
+      (view, current) => {
+        const plan = maintenance.chunkSizeChange(view.log, current.length, size);
+        if (!plan.changed) return { result: undefined };
+        const cut = plan.cut.length > 0 ? wasm.archiveToken(plan.cut.first) : undefined;
+        const state = { ...view.meta.state, latestArchivedChunkToken: cut ?? view.meta.state.latestArchivedChunkToken };
+        return {
+          put: cut ? [[CURRENT, []]] : [],
+          add: cut ? [[cut, current]] : [],
+          meta: { ...view.meta, layoutVersion: view.meta.layoutVersion + 1, segments: plan.segments, state },
+          result: undefined,
+        };
+      },
+      { layout: true },
+    );
   }
 
   /**
@@ -403,19 +552,30 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   async dropArchivesBefore(pageToken: string, options: WriteOptions = {}): Promise<number> {
     const token = args.text("pageToken", pageToken);
     await maintenance.maintenanceReady();
-    return this.write(
-      writeOptions(options),
-      `dropping archives of log "${this.name}"`,
-      (view) => {
-        const plan = maintenance.dropPlan(view.log, token, this.kind.recordName);
-        if (plan.dropped === 0) return { result: 0 };
-        return {
-          deleteRange: [wasm.archiveToken(plan.previous), wasm.archiveToken(plan.retainedFrom)] as const,
-          meta: { ...view.meta, retainedFrom: plan.retainedFrom },
-          result: plan.dropped,
-        };
-      },
-      { deletesRange: true },
-    );
+    const opts = writeOptions(options);
+    // With indexes, the chunks dropped are read in the same transaction: their records' entries
+    // go with them. A log this object saw with none reads nothing, unless the transaction finds one.
+    for (let read = this.view.meta.indexes !== undefined; ; read = true) {
+      const dropped = await this.write(
+        opts,
+        `dropping archives of log "${this.name}"`,
+        (view, _, chunks) => {
+          const { indexes } = view.meta;
+          if (indexes && !chunks) return { result: undefined };
+          const plan = maintenance.dropPlan(view.log, token, this.kind.recordName);
+          if (plan.dropped === 0) return { result: 0 };
+          const records = (chunks?.values ?? []).flatMap((chunk, i) => this.chunk(chunks!.names[i]!, chunk, view).records);
+          return {
+            deleteRange: [wasm.archiveToken(plan.previous), wasm.archiveToken(plan.retainedFrom)] as const,
+            meta: { ...view.meta, retainedFrom: plan.retainedFrom },
+            entries: indexes && this.entryChanges(indexes, [], records),
+            result: plan.dropped,
+          };
+        },
+        // Every archive named before `token`: those before the oldest retained are gone already.
+        { deletesRange: true, all: read ? { between: ["", token] } : undefined },
+      );
+      if (dropped !== undefined) return dropped;
+    }
   }
 }

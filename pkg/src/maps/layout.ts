@@ -42,6 +42,8 @@ export interface ChunkedLayout {
   layoutVersion: number;
   /** Oldest first; the first starts at sequence 1. */
   segments: Segment[];
+  /** The log's indexes (docs/indexes.md); absent when it has none. */
+  indexes?: StoredIndex[];
 }
 
 /** A map's layout, of either kind. */
@@ -143,12 +145,14 @@ function chunked(where: string, raw: object): LogView {
     wasm.checkLayoutVersion(version);
     return wasm.checkLog(log);
   });
+  const indexes = storedIndexes(where, field(raw, "indexes"));
   const meta: ChunkedMeta = {
     kind: "chunked",
     layoutVersion: version,
     segments: segs,
     state: { nextSequence: next, latestArchivedChunkToken: latest },
     retainedFrom,
+    ...(indexes.length > 0 ? { indexes } : {}),
   };
   return {
     meta,
@@ -169,9 +173,13 @@ export function holdsLog(raw: unknown, known: LogView): boolean {
   const { meta } = known;
   const state = field(raw, "state");
   const segments = field(raw, "segments");
+  // Indexes too: a build's progress changes them under one layout version, and a log's writes
+  // store the metadata they were given, so a stale copy would put an old build state back.
+  const indexes = field(raw, "indexes");
   return (
     field(raw, "kind") === "chunked" &&
     field(raw, "layoutVersion") === meta.layoutVersion &&
+    (indexes === meta.indexes || JSON.stringify(indexes) === JSON.stringify(meta.indexes)) &&
     field(raw, "retainedFrom") === meta.retainedFrom &&
     typeof state === "object" &&
     state !== null &&

@@ -7,18 +7,23 @@ import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptio
 import { deletingAll, type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
 import type { Snapshot, Writes } from "../idb/instance-store.js";
 import type { EntryKey, Owner } from "../idb/keys.js";
-import { buildIndex, dropIndex, type Indexed } from "../indexes/build.js";
+import {
+  createIndex,
+  ensureIndexes,
+  findIndex,
+  type IndexOwner,
+  listIndexes,
+  queryableIndex,
+  removeIndex,
+} from "../indexes/catalog.js";
 import {
   type CreateIndexOptions,
   declared,
-  definition,
   type IndexDefinition,
   type IndexSpec,
   indexName,
   type KeyPath,
-  publicDefinition,
   type StoredIndex,
-  sameDefinition,
 } from "../indexes/definition.js";
 import { changeEntries, describeValue } from "../indexes/entries.js";
 import { Query, type ReadPlan, rangesAfter, rangesOf } from "../indexes/query.js";
@@ -135,17 +140,7 @@ export class PartitionedMap<V> {
       return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
     });
     const map = new PartitionedMap<V>(ctx, name, layout, canonicalizeKey, check);
-    for (const def of indexes) {
-      const stored = layout.indexes?.find((i) => i.name === def.name);
-      if (stored && !sameDefinition(stored, def))
-        throw new AttrmapError(
-          "layout_mismatch",
-          `map "${name}" has index "${def.name}" on ${JSON.stringify(stored.keyPath)}` +
-            `${stored.unique ? " (unique)" : ""}${stored.multiEntry ? " (multiEntry)" : ""}, ` +
-            "but was opened with another definition",
-        );
-      if (!stored || stored.building) await map.build(def, {});
-    }
+    await ensureIndexes(map.catalog, indexes);
     return map;
   }
 
@@ -422,19 +417,18 @@ export class PartitionedMap<V> {
         `is held by ${JSON.stringify(other)}, so ${JSON.stringify(owner)} cannot hold it`,
     );
 
-  /** The map as an index build sees it. */
-  private get indexed(): Indexed {
+  /** The map as its indexes see it. */
+  private get catalog(): IndexOwner {
     return {
-      ctx: this.ctx,
-      name: this.name,
-      ownersOf: (instance, value) => this.partition(instance, value),
-      conflict: this.conflict,
+      indexed: {
+        ctx: this.ctx,
+        name: this.name,
+        ownersOf: (instance, value) => [...this.partition(instance, value)].map(([k, v]) => [k, v, v] as const),
+        conflict: this.conflict,
+      },
+      stored: () => this.layout.indexes ?? [],
+      refresh: () => this.refresh(),
     };
-  }
-
-  private async build(def: IndexDefinition, options: CreateIndexOptions): Promise<void> {
-    await buildIndex(this.indexed, def, options);
-    await this.refresh();
   }
 
   /** Reads the stored layout again (after a change of indexes, here or in another context). */
@@ -451,21 +445,17 @@ export class PartitionedMap<V> {
    * Nothing if the index exists with this definition; `already_exists` if with another.
    */
   async createIndex(name: string, keyPath: KeyPath<V> | readonly KeyPath<V>[], options: CreateIndexOptions = {}): Promise<void> {
-    const def = definition(indexName("name", name), keyPath, args.options("options", options));
-    await this.build(def, options);
+    return createIndex(this.catalog, name, keyPath, options);
   }
 
   /** Removes an index and its entries (after any build of it in progress); whether it was there. */
   async dropIndex(name: string, options: WriteOptions = {}): Promise<boolean> {
-    const dropped = await dropIndex(this.indexed, indexName("name", name), options);
-    await this.refresh();
-    return dropped;
+    return removeIndex(this.catalog, name, options);
   }
 
   /** The map's indexes, as stored now (an index still being built is not listed). */
   async indexes(): Promise<IndexDefinition[]> {
-    await this.refresh();
-    return (this.layout.indexes ?? []).filter((i) => !i.building).map(publicDefinition);
+    return listIndexes(this.catalog);
   }
 
   /**
@@ -480,26 +470,10 @@ export class PartitionedMap<V> {
     );
   }
 
-  /** The definition of index `name` under `layout`; reads the layout again once if it is not there. */
-  private async indexDefinition(name: string): Promise<StoredIndex> {
-    let found = this.layout.indexes?.find((i) => i.name === name);
-    if (!found) {
-      await this.refresh();
-      found = this.layout.indexes?.find((i) => i.name === name);
-    }
-    if (!found) throw args.invalid(`map "${this.name}" has no index "${name}"`);
-    return found;
-  }
-
-  /** Throws StaleLayout for another layout, and `invalid_argument` while index `name` is being built. */
+  /** Throws StaleLayout for another layout or when index `name` is gone, and `invalid_argument` while it is being built. */
   private queryable(raw: unknown, layout: PartitionedLayout, name: string): void {
     this.current(raw, layout);
-    const stored = (raw as { indexes?: StoredIndex[] } | undefined)?.indexes?.find((i) => i.name === name);
-    if (stored === undefined) throw new StaleLayout(raw);
-    if (stored.building)
-      throw args.invalid(
-        `index "${name}" of map "${this.name}" is being built (or its build was interrupted: createIndex again)`,
-      );
+    if (queryableIndex(raw, this.name, name) === undefined) throw new StaleLayout(raw);
   }
 
   private rangesOf(def: StoredIndex, plan: ReadPlan) {
@@ -509,7 +483,7 @@ export class PartitionedMap<V> {
 
   private readIndex(index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: Array<[string, V]> }> {
     return this.withLayout(async (layout) => {
-      const def = await this.indexDefinition(index);
+      const def = await findIndex(this.catalog, index);
       const found = await this.ctx.store.search(
         this.name,
         this.rangesOf(def, plan),
@@ -530,7 +504,7 @@ export class PartitionedMap<V> {
 
   private countIndex(index: string, plan: ReadPlan): Promise<number> {
     return this.withLayout(async (layout) => {
-      const def = await this.indexDefinition(index);
+      const def = await findIndex(this.catalog, index);
       const { meta, count } = await this.ctx.store.countEntries(
         this.name,
         this.rangesOf(def, plan),

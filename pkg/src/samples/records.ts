@@ -89,6 +89,8 @@ export interface RecordKind<I, R extends { sequence: number }> {
   make(sequence: number, item: I): R;
   /** Why a stored record (whose sequence is checked by the core) is not one, or undefined. */
   problem(record: object): string | undefined;
+  /** What an index's key paths read in a record (docs/indexes.md): the value it holds, as appended. */
+  indexed(record: R): unknown;
 }
 
 /** The subscriber archive's records: `{ sequence, subscriberId, deliveryAddress }`. */
@@ -104,6 +106,7 @@ export const subscriberRecords: RecordKind<NewSubscriber, Subscriber> = {
       return `deliveryAddress is ${args.describeType(r.deliveryAddress)}, not a non-empty string`;
     return undefined;
   },
+  indexed: (record) => record,
 };
 
 /** Records `{sequence, value}` of a log named `recordName`: any value IndexedDB can store. */
@@ -113,5 +116,6 @@ export function valueRecords<V>(recordName: string): RecordKind<V, LogRecord<V>>
     input: (value) => value as V,
     make: (sequence, value) => ({ sequence, value }),
     problem: (record) => (Object.hasOwn(record, "value") ? undefined : "the record has no value"),
+    indexed: (record) => record.value,
   };
 }

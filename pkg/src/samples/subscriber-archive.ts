@@ -1,6 +1,7 @@
 // The subscriber archive of the source documents: registrations in a chunked log.
 
 import type { WriteOptions } from "../concurrency/locks.js";
+import type { Query } from "../indexes/query.js";
 import {
   ChunkedLog,
   type ChunkedLogOptions,
@@ -16,7 +17,7 @@ import { type NewSubscriber, type Subscriber, subscriberRecords } from "./record
 export const SUBSCRIBER_CHUNKS_MAP = "SubscriberChunks";
 
 /** How `store.subscriberArchive(options)` opens or creates the archive. */
-export interface SubscriberArchiveOptions extends ChunkedLogOptions {
+export interface SubscriberArchiveOptions extends ChunkedLogOptions<NewSubscriber> {
   /** Another map name than the reference server's. */
   mapName?: string | undefined;
 }
@@ -43,7 +44,12 @@ export class SubscriberArchive {
     const mapName = args.field("options", o, "mapName");
     const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : args.mapName("options.mapName", mapName);
     return new SubscriberArchive(
-      await ChunkedLog.open(ctx, name, { chunkSize: args.field("options", o, "chunkSize") }, subscriberRecords),
+      await ChunkedLog.open(
+        ctx,
+        name,
+        { chunkSize: args.field("options", o, "chunkSize"), indexes: args.field("options", o, "indexes") },
+        subscriberRecords,
+      ),
     );
   }
 
@@ -71,6 +77,14 @@ export class SubscriberArchive {
   /** Every retained subscriber, newest first unless `{ order: "oldest" }`; one chunk read per step. */
   subscribers(options: RecordsOptions = {}): AsyncIterableIterator<Subscriber> {
     return this.log.records(options);
+  }
+
+  /**
+   * A query of one of the archive's indexes (see `ChunkedLog.where`): "is this subscriber
+   * registered?" is `where("bySubscriber").equals(id).first()`.
+   */
+  where(index: string): Query<Subscriber, number> {
+    return this.log.where(index);
   }
 
   /** Subscribers retained. */

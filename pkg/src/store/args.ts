@@ -134,6 +134,15 @@ export function field(owner: string, value: object, key: string): unknown {
   }
 }
 
+/** The own enumerable names of a caller's object; a proxy that throws becomes `invalid_argument`. */
+export function keysOf(name: string, value: object): string[] {
+  try {
+    return Object.keys(value);
+  } catch (e) {
+    throw invalid(`${name} could not be read: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
+}
+
 /**
  * An array (or other iterable) copied into a plain array of at most `max` items, so a huge
  * sparse array is refused before it is walked.

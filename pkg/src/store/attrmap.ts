@@ -67,7 +67,7 @@ export class Attrmap {
   }
 
   /** A generic chunked log of values of type `V`, stored as `{sequence, value}` records. */
-  async chunkedLog<V>(name: string, options: ChunkedLogOptions = {}): Promise<ChunkedLog<V, LogRecord<V>>> {
+  async chunkedLog<V>(name: string, options: ChunkedLogOptions<Uninferred<V>> = {}): Promise<ChunkedLog<V, LogRecord<V>>> {
     await started(this.ctx);
     const log = args.mapName("name", name);
     return ChunkedLog.open(this.ctx, log, options, valueRecords<V>(log));
