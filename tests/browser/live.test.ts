@@ -154,9 +154,19 @@ test("a live query over a log page and a count runs again on appends; an error g
       });
     // The first run reads before any append, so it sees the empty log.
     await first;
-    for (const id of ["a", "b", "c"]) {
+    // Each append waits for the run it caused (an error at two): a run still going when the next
+    // append lands would read two records twice and report the error twice.
+    const ran = (ok: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const poll = setInterval(() => {
+          if (!ok()) return;
+          clearInterval(poll);
+          resolve();
+        }, 5);
+      });
+    for (const [i, id] of ["a", "b", "c"].entries()) {
       await archive.registerSubscriber({ subscriberId: id, deliveryAddress: "x" });
-      await new Promise((r) => setTimeout(r, 20));
+      await ran(() => (i === 1 ? errors.length > 0 : seen.some((v) => v.startsWith(`${i + 1}:`))));
     }
     await done;
     subscription(); // the subscription is also the function that stops it
