@@ -12,6 +12,7 @@ import { text } from "./dom.js";
 import { initLive } from "./live.js";
 import { initRules } from "./rules.js";
 import { initSamples, showFill } from "./samples.js";
+import { initSearch } from "./search.js";
 import { initStorage } from "./storage.js";
 
 const store = openAttrmap(); // the same database the service worker answers from
@@ -19,6 +20,7 @@ const store = openAttrmap(); // the same database the service worker answers fro
 async function main() {
   const archive = await store.subscriberArchive();
   initDirectory(store);
+  initSearch(store);
   initArchive(archive);
   await initSamples(store);
   initRules(archive);

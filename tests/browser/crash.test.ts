@@ -150,8 +150,15 @@ test(
         },
         120_000, // a resize takes 2-5 s here; twice in 58 runs one had not got there after 60 s
         2,
-      ).catch((e: Error) => {
-        throw new Error(`${e.message} (it was at ${last})`);
+      ).catch(async (e: Error) => {
+        // What the resize waits on, if anything: twice in full suites under load it stayed at 0.
+        const locks = await page
+          .evaluate(async () => {
+            const { held = [], pending = [] } = await navigator.locks.query();
+            return `held ${JSON.stringify(held.map((l) => l.name))}, pending ${JSON.stringify(pending.map((l) => l.name))}`;
+          })
+          .catch((why: Error) => `locks not read: ${why.message}`);
+        throw new Error(`${e.message} (it was at ${last}; ${locks})`);
       });
       await within(`round ${round}: the browser to die`, killable.kill());
       const reopened = await launch(`round ${round}, reopened`, profileDir);

@@ -327,6 +327,66 @@ test("directory: a looked-up profile can be deleted, with the library call shown
   );
 });
 
+test("search: profiles of a company from its index, kept by saves and deletes through the HTTP API, shown as text", async (t) => {
+  const { page } = await openDemo(t);
+  const form = page.locator("#profile-form");
+  const save = async (email: string, company: string) => {
+    await form.getByLabel("Email address").fill(email);
+    await form.getByLabel("Company").fill(company);
+    await form.getByRole("button", { name: "Save profile" }).click();
+    await page.waitForFunction(
+      (e) =>
+        document.getElementById("directory-message")?.textContent?.startsWith("Saved") &&
+        document.getElementById("placement-email")?.textContent === e,
+      email,
+    );
+  };
+  const find = async (company: string, prefix: boolean) => {
+    const search = page.locator("#search-form");
+    await search.getByLabel("Company").fill(company);
+    await search.getByLabel("Starts with").setChecked(prefix);
+    await page.evaluate(() => (document.getElementById("search-message")!.textContent = ""));
+    await search.getByRole("button", { name: "Find" }).click();
+    await page.waitForFunction(() => /match/.test(document.getElementById("search-message")?.textContent ?? ""));
+    return {
+      message: await textOf(page, "#search-message"),
+      rows: await page
+        .locator("#search-rows tr")
+        .evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent))),
+    };
+  };
+  const markup = '<img src=x onerror="document.title=1">';
+  await save("bo@acme.test", "Acme");
+  await save("al@acme.test", "Acme");
+  await save("cy@other.test", markup);
+  const acme = await find("Acme", false);
+  assert.equal(acme.message, "2 matching profile(s).");
+  // Equal companies in key order: the canonical emails sorted.
+  assert.deepEqual(
+    acme.rows.map((r) => r[1]),
+    ["al@acme.test", "bo@acme.test"],
+  );
+  assert.match(await textOf(page, "#search-code"), /directory\.where\("byCompany"\)\.equals\("Acme"\)/);
+  assert.deepEqual(
+    (await find("<img", true)).rows.map((r) => r[0]),
+    [markup],
+    "stored text is shown as text",
+  );
+  assert.equal(await page.locator("#search-rows img").count(), 0);
+  // Later saves and a delete go through the service worker: the index follows them.
+  await save("di@acme.test", "Acme");
+  await page.getByLabel("Look up email").fill("bo@acme.test");
+  await page.getByRole("button", { name: "Delete profile" }).click();
+  await page.waitForFunction(() => document.getElementById("directory-message")?.textContent?.startsWith("Deleted"));
+  assert.deepEqual(
+    (await find("Ac", true)).rows.map((r) => r[1]),
+    ["al@acme.test", "di@acme.test"],
+  );
+  await shoot(page, "search", "search");
+  assert.equal((await find("Nobody", false)).message, "No profile matches.");
+  assert.deepEqual(page.errors, []);
+});
+
 test("partitions view: resizing the directory moves every profile, with progress, and the chart is redrawn", async (t) => {
   const { page } = await openDemo(t);
   await page.getByLabel("Profiles", { exact: true }).fill("3000");
