@@ -6,6 +6,7 @@ export type { LockGrant, LockKey, LockManagerLike, LockRequestOptions, LockWait,
 export { InProcessLocks, lockName } from "./concurrency/locks.js";
 export type { RetryOptions } from "./concurrency/retry.js";
 export { retryOnConflict } from "./concurrency/retry.js";
+export type { ChangeRecord, ChangesOptions, ChangesPage } from "./feed/change-feed.js";
 export type { Identity } from "./idb/identity.js";
 export type { EntryKey, Key, KeyBounds, Owner } from "./idb/keys.js";
 export type { CreateIndexOptions, IndexBuildProgress, IndexDefinition, IndexSpec, KeyPath } from "./indexes/definition.js";

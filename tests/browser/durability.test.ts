@@ -95,7 +95,7 @@ test("another tab upgrading the database: this tab lets go, reopens, and a newer
   const upgraded = await other.evaluate(
     () =>
       new Promise<string>((resolve) => {
-        const req = indexedDB.open("versions", 5);
+        const req = indexedDB.open("versions", 6);
         req.onblocked = () => resolve("blocked");
         req.onsuccess = () => {
           req.result.close();
@@ -113,6 +113,6 @@ test("another tab upgrading the database: this tab lets go, reopens, and a newer
       (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `${e}`),
     );
   });
-  assert.match(after, /^version_conflict: opening database "versions" at version 4 failed: VersionError/);
+  assert.match(after, /^version_conflict: opening database "versions" at version 5 failed: VersionError/);
   assert.deepEqual(ours.errors, []);
 });

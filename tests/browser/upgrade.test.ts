@@ -150,6 +150,8 @@ for (const version of RELEASES)
             profile: (await dir.upsertProfile({ emailAddress: "new@example.com" })).emailAddress,
             count: await dir.count(),
           },
+          // Format 5's change feed starts empty at the upgrade: the three writes above are its first records.
+          feed: (await store.changes()).changes.map((r: { seq: number; map: string }) => [r.seq, r.map]),
         };
       },
       { name, n: { profiles: PROFILES } },
@@ -197,6 +199,11 @@ for (const version of RELEASES)
       profile: "new@example.com",
       count: PROFILES + 1,
     });
+    assert.deepEqual(seen.feed, [
+      [1, "SubscriberChunks"],
+      [2, "audit"],
+      [3, "CustomerProfilesByEmailPartition"],
+    ]);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

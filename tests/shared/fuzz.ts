@@ -122,6 +122,7 @@ function pureCalls(m: M): Call[] {
     ["openAttrmap({name: x})", (x) => m.openAttrmap({ name: x as string })],
     ["openAttrmap({indexedDB: x})", (x) => m.openAttrmap({ indexedDB: x as IDBFactory })],
     ["openAttrmap({locks: x})", (x) => m.openAttrmap({ locks: x as Attrmap.LockManagerLike })],
+    ["openAttrmap({maxChanges: x})", (x) => m.openAttrmap({ maxChanges: x as number })],
   ];
 }
 
@@ -192,6 +193,9 @@ function storageCalls(m: M, s: Stores): Call[] {
     ["store.customerDirectory(x)", (x) => store.customerDirectory(x as Attrmap.CustomerDirectoryOptions)],
     ["store.subscriberArchive({chunkSize: x})", (x) => store.subscriberArchive({ chunkSize: x as number })],
     ["store.watch(x)", (x) => store.watch(x as () => void)()],
+    ["store.changes(x)", (x) => store.changes(x as Attrmap.ChangesOptions)],
+    ["store.changes({after: x})", (x) => store.changes({ after: x as number })],
+    ["store.acknowledgeChanges(x)", (x) => store.acknowledgeChanges(x as number)],
     ["map.get(x)", (x) => map.get(x as string)],
     ["map.upsert(x, v)", (x) => map.upsert(x as string, 1)],
     ["map.upsert(k, x)", (x) => map.upsert(`value-slot-${slot++}`, x)],

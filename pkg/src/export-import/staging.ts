@@ -2,6 +2,7 @@
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions of the instance store, here so that a page that never imports does not load them.
 import { deletingAll, type EntryWrites, noEntryWrites, storeEntries } from "../idb/entry-store.js";
+import { lastSequence } from "../idb/feed.js";
 import type { InstanceStore } from "../idb/instance-store.js";
 import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
@@ -72,6 +73,7 @@ export async function moveMaps(
   await store.transaction("readwrite", doing, async (tx) => {
     const instances = tx.objectStore(INSTANCES);
     const maps = tx.objectStore(MAPS);
+    const last = lastSequence(tx, doing);
     const issued: IDBRequest[] = [];
     for (const { from, to, meta, replace, entries } of moves) {
       const names: string[] = [];
@@ -105,6 +107,8 @@ export async function moveMaps(
       attempt(doing, () => void issued.push(maps.put(meta, to)));
       changed.set(to, names);
     }
+    // One change record per map imported: the instances it replaced and those it wrote.
+    issued.push(...store.recorded(tx, await last, [...changed], doing));
     await settledBeforeCommit(issued, doing);
   });
   for (const [map, names] of changed) store.announceChanged(map, names);

@@ -60,6 +60,7 @@ export const HTTP_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = {
   quota_exceeded: 507,
   sequence_exhausted: 507,
   data_lost: 410,
+  checkpoint_expired: 410,
   outcome_unknown: 500,
   unavailable: 503,
   not_ready: 503,

@@ -9,6 +9,7 @@ import type { Announcer, EntryChanges } from "../live/changes.js";
 import { AttrmapError, storageError } from "../store/errors.js";
 import type { Connection } from "./connection.js";
 import { changesEntries, type EntryWrites, storeEntries } from "./entry-store.js";
+import { appendChanges, DEFAULT_FEED_LIMIT, lastSequence } from "./feed.js";
 import { type EntryKey, type KeyBounds, prefixRange } from "./keys.js";
 import { readBack, written } from "./read-back.js";
 import { attempt, request, settledBeforeCommit } from "./requests.js";
@@ -85,13 +86,15 @@ export class InstanceStore {
     readonly connection: Connection,
     private readonly announcer: Announcer,
     private readonly observer?: ReadObserver,
+    /** The change feed's bound: records kept at most (docs/change-feed.md). */
+    readonly feedLimit = DEFAULT_FEED_LIMIT,
   ) {
     this.name = connection.name;
   }
 
   /** This store, whose reads are told to `observer` first; it shares the connection and everything else. */
   observed(observer: ReadObserver): InstanceStore {
-    return new InstanceStore(this.connection, this.announcer, observer);
+    return new InstanceStore(this.connection, this.announcer, observer, this.feedLimit);
   }
 
   /** Every instance of `map`; with `after`, those named after it. */
@@ -204,6 +207,7 @@ export class InstanceStore {
         typeof all === "object" && "between" in all
           ? this.instancesBetween(map, all.between)
           : this.instancesOf(map, walk?.after);
+      const last = lastSequence(tx, doing);
       const [meta, keys, everything, ...values] = await Promise.all([
         request(maps.get(map), doing),
         all ? request(store.getAllKeys(scope, walk?.limit), doing) : undefined,
@@ -229,8 +233,9 @@ export class InstanceStore {
         for (const [instance, value] of writes.add ?? []) issued.push(store.add(value, [map, instance]));
         return [inRange, issued] as const;
       });
-      const [keysInRange] = await Promise.all([ranged && request(ranged, doing), settledBeforeCommit(issued, doing)]);
-      dropped = (keysInRange ?? []).map(instanceOf);
+      dropped = ranged ? (await request(ranged, doing)).map(instanceOf) : [];
+      issued.push(...this.recorded(tx, await last, [[map, [...written(writes).keys(), ...dropped]]], doing));
+      await settledBeforeCommit(issued, doing);
       return writes.result;
     }).catch(async (e: unknown) => {
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || !planned) throw e;
@@ -242,6 +247,20 @@ export class InstanceStore {
     // Announced only once committed, and only when instances or entries changed (not for a layout alone).
     this.announceChanged(map, [...written(planned!).keys(), ...dropped], planned!.entries);
     return result;
+  }
+
+  /**
+   * The change records of a write (after sequence `last`): one for each map of `changed` whose
+   * instances it put or deleted; none for a map whose instances it left alone.
+   */
+  recorded(
+    tx: IDBTransaction,
+    last: number,
+    changed: ReadonlyArray<readonly [map: string, instances: readonly string[]]>,
+    doing: string,
+  ): IDBRequest[] {
+    const records = changed.filter(([, names]) => names.length > 0).map(([map, names]) => [map, [...new Set(names)]] as const);
+    return appendChanges(tx, last, records, this.feedLimit, this.connection.keyRange, doing);
   }
 
   /**
@@ -266,6 +285,7 @@ export class InstanceStore {
       const names = keys.map(instanceOf);
       for (const name of names) changed.add(name);
       before = this.own(meta);
+      const last = lastSequence(tx, doing);
       result = await body({
         meta: before,
         names,
@@ -283,6 +303,7 @@ export class InstanceStore {
           attempt(doing, () => void issued.push(maps.put(value, map)));
         },
       });
+      issued.push(...this.recorded(tx, await last, [[map, [...changed]]], doing));
       await settledBeforeCommit(issued, doing);
     }).catch(async (e: unknown) => {
       // A rewrite stores a new layout version: the metadata alone says whether it landed.

@@ -1,4 +1,4 @@
-// The database's schema (docs/storage.md): four object stores, and the upgrade from each
+// The database's schema (docs/storage.md): five object stores, and the upgrade from each
 // older version of the stored format to this one.
 import { newIdentity } from "./identity.js";
 
@@ -8,25 +8,29 @@ export const INSTANCES = "instances";
 export const MAPS = "maps";
 /** The object store of every index's entries: keys only (see indexes/entries.ts), no values. */
 export const ENTRIES = "entries";
+/** The object store of the change feed (docs/change-feed.md): one record per committed write, keyed by its sequence. */
+export const CHANGES = "changes";
 /** The object store of the database's own records: its identity. */
 export const DATABASE = "database";
 /** The key of the identity record in DATABASE. */
 export const IDENTITY = "identity";
 /** The IndexedDB schema version this library creates and expects: the stored format's version (docs/storage.md). */
-export const DB_VERSION = 4;
+export const DB_VERSION = 5;
 
 /**
  * Creates a database, or brings one written by an older version of this library to the
  * current schema. Version 1 stored a log's chunk size as one number and no key rule: a log
  * becomes one segment, and a partitioned map takes the key rule it is next opened with.
  * Version 2 had no identity: it gets one now, as a new database does. Version 3 had no
- * indexes: its maps have none, so the new store starts empty.
+ * indexes: its maps have none, so the new store starts empty. Version 4 had no change feed: it
+ * starts empty, at sequence 1 (no checkpoint was ever given out).
  */
 export function upgrade(tx: IDBTransaction, oldVersion: number): void {
   const db = tx.db;
   if (!db.objectStoreNames.contains(INSTANCES)) db.createObjectStore(INSTANCES);
   if (!db.objectStoreNames.contains(MAPS)) db.createObjectStore(MAPS);
   if (!db.objectStoreNames.contains(ENTRIES)) db.createObjectStore(ENTRIES);
+  if (!db.objectStoreNames.contains(CHANGES)) db.createObjectStore(CHANGES);
   if (!db.objectStoreNames.contains(DATABASE)) db.createObjectStore(DATABASE).put(newIdentity(), IDENTITY);
   if (oldVersion === 1) {
     tx.objectStore(MAPS).openCursor().onsuccess = (event) => {

@@ -1,6 +1,7 @@
 // The entry point of the storage layer: one IndexedDB database and its lock manager.
 
 import { defaultLocks, type LockManagerLike } from "../concurrency/locks.js";
+import { acknowledge, type ChangesOptions, type ChangesPage, changes, checkpoint, feedLimit } from "../feed/change-feed.js";
 import { Connection } from "../idb/connection.js";
 import type { Identity } from "../idb/identity.js";
 import { InstanceStore } from "../idb/instance-store.js";
@@ -42,6 +43,11 @@ export interface OpenOptions {
    * 24, insecure contexts) an in-process fallback that serializes writers of this realm only.
    */
   locks?: LockManagerLike | undefined;
+  /**
+   * The change feed's bound: records kept at most, the oldest dropped first (default 100,000;
+   * docs/change-feed.md). Acknowledged records go before.
+   */
+  maxChanges?: number | undefined;
 }
 
 /** The store's wasm module started where there is IndexedDB; else `unavailable`, no work done (a server rendering a page). */
@@ -102,6 +108,32 @@ export class Attrmap {
   liveQuery<T>(query: (store: Attrmap) => Promise<T> | T): LiveQuery<T> {
     const run = args.func<(store: Attrmap) => Promise<T> | T>("query", query);
     return liveQuery(this.ctx, run, (ctx) => new Attrmap(ctx));
+  }
+
+  /**
+   * The change feed (docs/change-feed.md): the records of the writes committed after
+   * `options.after` (a checkpoint; default the start), oldest first, `limit` at a time. Each
+   * committed write of any context is one record `{ seq, map, instances, at }`. A checkpoint
+   * older than what the feed keeps is `checkpoint_expired`, never a silent gap. No lock.
+   */
+  async changes(options: ChangesOptions = {}): Promise<ChangesPage> {
+    await started(this.ctx);
+    return changes(this.ctx, options);
+  }
+
+  /** The feed's last sequence (0 before the first write): the checkpoint of everything committed so far. */
+  async changesCheckpoint(): Promise<number> {
+    await started(this.ctx);
+    return checkpoint(this.ctx);
+  }
+
+  /**
+   * Says the changes up to `seq` have been moved (to the engine, a server): the feed may drop
+   * them; it keeps its newest record. Returns how many it dropped.
+   */
+  async acknowledgeChanges(seq: number): Promise<number> {
+    await started(this.ctx);
+    return acknowledge(this.ctx, seq);
   }
 
   /**
@@ -195,6 +227,11 @@ export function openAttrmap(options: OpenOptions = {}): Attrmap {
     throw args.invalid(`options.locks must have a request() method, got ${args.describeType(locks)}`);
   const database = name === undefined ? "attrmap" : args.string("options.name", name);
   const connection = new Connection(database, factory as IDBFactory | undefined, keyRange as typeof IDBKeyRange);
-  const store = new InstanceStore(connection, new Announcer(database));
+  const store = new InstanceStore(
+    connection,
+    new Announcer(database),
+    undefined,
+    feedLimit(args.field("options", o, "maxChanges")),
+  );
   return new Attrmap({ store, locks: (locks as LockManagerLike | undefined) ?? defaultLocks() });
 }

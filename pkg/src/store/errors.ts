@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "already_exists",
   "constraint_violation",
   "not_exportable",
+  "checkpoint_expired",
   "sequence_exhausted",
   "corrupt_data",
   // IndexedDB failures; the stored data is as before the call
