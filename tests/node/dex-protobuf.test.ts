@@ -214,3 +214,26 @@ test("an index instance too large for one request is refused, naming the value; 
   assert.ok(bad instanceof AttrmapError && bad.code === "invalid_argument", String(bad));
   assert.match(bad.message, /partitionCount/);
 });
+
+test("an increment's requests parse too: a changed instance as its value, one that is gone as the null value", async () => {
+  const store = fresh();
+  const notes = await store.partitionedMap<string>("notes", { partitionCount: 1 });
+  const log = await store.chunkedLog<string>("log", { chunkSize: 2 });
+  await notes.upsert("a", "first");
+  const names = { notes: { attributeMap: "notes" }, log: { attributeMap: "log_chunks", stateAttribute: "log_state" } };
+  const [full] = await requestsOf(store, { flowId: "f", names });
+  await notes.delete("a"); // the one partition is gone
+  await log.appendMany(["x", "y", "z"]);
+  const increment = await requestsOf(store, { flowId: "f", names, since: full!.checkpoint });
+  const sent = parsedByEngine(increment).flatMap((p) => p.attributes);
+  assert.deepEqual(
+    sent.map((a) => [a.key, a.kind, a.payload === undefined ? undefined : JSON.parse(a.payload)]),
+    [
+      ["log_chunks/00000000000000000001", "obj_value", ["x", "y"].map((value, i) => ({ sequence: i + 1, value }))],
+      ["log_chunks/current", "obj_value", [{ sequence: 3, value: "z" }]],
+      ["log_state", "obj_value", { nextSequence: 4, latestArchivedChunkToken: "00000000000000000001" }],
+      ["notes/partition-0", "null_value", undefined],
+    ],
+  );
+  assert.equal(increment[0]!.checkpoint, full!.checkpoint + 2);
+});

@@ -162,6 +162,10 @@ function storageCalls(m: M, s: Stores): Call[] {
     ["exportDexRequests(store, x)", (x) => drain(m.exportDexRequests(store, x as Dex.DexExportOptions))],
     ["exportDexRequests(store, {sdk: x})", (x) => drain(m.exportDexRequests(store, { flowId: "f", sdk: x as Dex.DexSdk }))],
     [
+      "exportDexRequests(store, {since: x})",
+      (x) => drain(m.exportDexRequests(store, { flowId: "f", sdk: "go", since: x as number })),
+    ],
+    [
       "exportDexRequests(store, {indexes: x})",
       (x) => drain(m.exportDexRequests(store, { flowId: "f", sdk: "go", indexes: x as Dex.DexExportOptions["indexes"] })),
     ],

@@ -4,13 +4,15 @@
 // per SDK were read from the samples in the engine's repository (docs/dex-import.md).
 
 import { exactJson, NotExactJson, partitionJson } from "../export-import/exact-json.js";
-import { exportItems, wantedMaps } from "../export-import/export-data.js";
+import { type ExportItem, exportItems, wantedMaps } from "../export-import/export-data.js";
+import { checkpoint as feedCheckpoint } from "../feed/change-feed.js";
 import { CUSTOMER_PROFILES_MAP } from "../samples/customer-directory.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "../samples/subscriber-archive.js";
 import * as args from "../store/args.js";
 import type { Context } from "../store/context.js";
 import { AttrmapError } from "../store/errors.js";
 import * as wasm from "../wasm/store-module.js";
+import { type ChangedItem, changedItems, changedSince } from "./increment.js";
 import { indexInstances } from "./index-instances.js";
 
 /** The reference SDKs whose samples have a preset. */
@@ -51,6 +53,13 @@ export interface DexExportOptions {
    * (docs/indexes.md): `true`, or the partition count of every index (default: its map's).
    */
   indexes?: boolean | { partitionCount?: number | undefined } | undefined;
+  /**
+   * Send only what changed after this checkpoint of the change feed (docs/change-feed.md): the
+   * instances written since as they are now, the engine's null value for those that are gone, and
+   * the state of each log that changed. Pass the `checkpoint` of the previous export's requests.
+   * Not with `indexes` (yet): an index is sent whole.
+   */
+  since?: number | undefined;
 }
 
 /** One SetAttributesRequest, under 16 MiB. */
@@ -61,6 +70,11 @@ export interface DexRequest {
   attributes: number;
   /** The request as canonical protobuf JSON. */
   json: string;
+  /**
+   * The change feed's sequence this export (or increment) brings the engine's copy to: the
+   * `since` of the next increment. The same for every request of one export.
+   */
+  checkpoint: number;
 }
 
 /** The engine's default gRPC message limit; requests stay a megabyte under it. */
@@ -196,6 +210,18 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
   const runId = optionalString("options", o, "runId");
   const namesFor = namesOption(o);
   const indexes = indexesOption(o);
+  const sinceGiven = args.field("options", o, "since");
+  const since = sinceGiven === undefined ? undefined : args.count("options.since", sinceGiven, 0);
+  if (since !== undefined && indexes)
+    throw args.invalid("options.since cannot be given with options.indexes yet: an increment sends no index");
+  const wanted = wantedMaps(o);
+  // A full export is at the feed's checkpoint before it reads anything: a write during it is sent
+  // again by the next increment, and a value sent twice leaves the engine as once.
+  const increment = since === undefined ? undefined : await changedSince(ctx, since, wanted);
+  const checkpoint = increment?.checkpoint ?? (await feedCheckpoint(ctx));
+  const items: AsyncIterable<ExportItem | ChangedItem> = increment
+    ? changedItems(ctx, increment.changed)
+    : exportItems(ctx, wanted);
   const checked = new Map<string, DexMapNames | undefined>();
   const envelope = (attributes: string[], part: number) => {
     const body = attributes.join(",");
@@ -205,6 +231,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
       requestId,
       attributes: attributes.length,
       json: `{"flowId":${JSON.stringify(flowId)},${run}"attributes":[${body}],"requestId":"${requestId}"}`,
+      checkpoint,
     };
   };
   let pending: string[] = [];
@@ -222,7 +249,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
     pending.push(written);
     size += written.length + 1;
   }
-  for await (const item of exportItems(ctx, wantedMaps(o))) {
+  for await (const item of items) {
     if (!checked.has(item.map)) checked.set(item.map, namesFor(item.map));
     const target = checked.get(item.map);
     if (!target) throw args.invalid(`there are no Dex names for map "${item.map}": pass them in options.names`);
@@ -254,7 +281,11 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
     }
     let written: string;
     try {
-      if (item.kind === "state") {
+      if (item.kind === "gone") {
+        // The engine deletes an attribute written with its null value.
+        const key = JSON.stringify(`${target.attributeMap}/${escapeInstance(item.instance)}`);
+        written = `{"key":${key},"value":{"nullValue":null}}`;
+      } else if (item.kind === "state") {
         const fields = target.stateFields ?? {
           nextSequence: "nextSequence",
           latestArchivedChunkToken: "latestArchivedChunkToken",
