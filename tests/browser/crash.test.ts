@@ -1,6 +1,7 @@
 // Tabs closed and browsers killed mid-write, in every engine: a SIGKILL of the browser's whole
 // process group (no shutdown at all), then a browser relaunched on the same profile finds
-// every committed write and a valid layout. WebKit keeps data across a relaunch only without
+// every committed write and a valid layout (and, in the change feed, a record of each write
+// that landed and of nothing else). WebKit keeps data across a relaunch only without
 // a driver (LaunchOptions.keepData), which these tests use.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -98,6 +99,30 @@ test("a browser killed in the middle of a stream of appends leaves a valid log o
   const checker = await openPage(reopened, server.origin);
   const { problems, total } = await logInvariants(checker, "killed", 10);
   assert.deepEqual(problems, []);
+  // The change feed holds one record for each append that landed, and nothing else: append s
+  // wrote `current` and, when it began a chunk, archived the one before (docs/chunked-log.md).
+  const feed = await within(
+    "the change feed to be read",
+    checker.evaluate(async () => {
+      const store = window.attrmap.openAttrmap({ name: "killed" });
+      const records = [];
+      for (let after = 0; ; ) {
+        const page = await store.changes({ after, limit: 10_000 });
+        records.push(...page.changes.map((r) => ({ seq: r.seq, map: r.map, instances: [...r.instances].sort() })));
+        if (page.next === after) return records;
+        after = page.next;
+      }
+    }),
+  );
+  const token = (first: number) => String(first).padStart(20, "0");
+  assert.deepEqual(
+    feed,
+    Array.from({ length: total }, (_, i) => {
+      const s = i + 1;
+      const instances = s > 10 && (s - 1) % 10 === 0 ? [token(s - 10), "current"] : ["current"];
+      return { seq: s, map: "SubscriberChunks", instances };
+    }),
+  );
   assert.ok(total >= 45, `only ${total} appends survived`);
 });
 

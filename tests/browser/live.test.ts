@@ -1,12 +1,13 @@
 // Live queries and workers in real Chromium: a query runs again when what it read is written
 // by this page, another tab, a dedicated worker or the service worker, not for other writes,
 // and not after unsubscribing; a module worker and a page share data and locks; export and
-// import round-trip through real IndexedDB; the change feed stays gapless across contexts.
+// import round-trip through real IndexedDB; the change feed stays gapless across contexts, and
+// increments to the engine taken while others write add up to a full export.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
 import { refPartition } from "../shared/reference.js";
-import { openPage, type Tab, useProfile } from "./harness.js";
+import { openPage, SHARED_PATH, type Tab, useProfile } from "./harness.js";
 
 const env = useProfile();
 
@@ -292,5 +293,68 @@ test("the change feed is gapless and in commit order across two tabs and a worke
   assert.deepEqual(feed.changes.map((r) => r.instances[0]).sort(), keys.map((k) => refPartition(k, 1000).name).sort());
   // Commit order is time order: `at` never goes back by more than clock skew between contexts of one browser.
   assert.ok(feed.changes.every((r, i) => i === 0 || r.at >= feed.changes[i - 1]!.at - 50));
+  await Promise.all([a.close(), b.close()]);
+});
+
+test("increments to the engine, taken while two tabs and a worker write, add up to a full export at the end", async () => {
+  const [a, b] = [await openPage(env.browser, env.server.origin), await openPage(env.browser, env.server.origin)];
+  await a.evaluate(async () => {
+    // The maps as the model makes them, before the other writers open them with what is stored.
+    const store = window.attrmap.openAttrmap({ name: "moved" });
+    await store.partitionedMap("people", { partitionCount: 5 });
+    await store.chunkedLog("events", { chunkSize: 3 });
+  });
+  const model = a.evaluate(async (path) => {
+    const shared = (await import(`${path}increments.js`)) as typeof import("../shared/increments.js");
+    const { seeded } = (await import(`${path}random.js`)) as typeof import("../shared/random.js");
+    const { openAttrmap } = window.attrmap;
+    let sources = 0;
+    return shared.incrementsAgree(
+      window.attrmap, // every entry of the package
+      openAttrmap({ name: "moved" }),
+      openAttrmap({ name: "moved" }),
+      () => openAttrmap({ name: `source-${sources++}` }),
+      seeded(20261204),
+      80,
+      // The writers of the other tab and the worker are done (the test says so).
+      () =>
+        new Promise((done) => {
+          const poll = setInterval(() => {
+            if (!(window as unknown as { writersDone?: boolean }).writersDone) return;
+            clearInterval(poll);
+            done(undefined);
+          }, 10);
+        }),
+    );
+  }, SHARED_PATH);
+  // Meanwhile another tab and a worker write to the same maps.
+  const tab = b.evaluate(async () => {
+    const store = window.attrmap.openAttrmap({ name: "moved" });
+    const [people, events] = [
+      await store.partitionedMap<{ n: number }>("people"),
+      await store.chunkedLog<{ n: number }>("events"),
+    ];
+    for (let i = 0; i < 40; i++) {
+      await people.upsert(`tab-${i % 7}`, { n: i });
+      await events.append({ n: -i - 1 });
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  });
+  const worker = inWorker(
+    b,
+    `const people = await attrmap.openAttrmap({ name: "moved" }).partitionedMap("people");
+     for (let i = 0; i < 40; i++) {
+       if (i % 3 === 0) await people.delete("worker-" + ((i + 1) % 5));
+       else await people.upsert("worker-" + (i % 5), { n: i });
+       await new Promise((r) => setTimeout(r, 5));
+     }
+     postMessage("done");`,
+  );
+  await Promise.all([tab, worker]);
+  await a.evaluate(() => void ((window as unknown as { writersDone: boolean }).writersDone = true));
+  const { problems, increments } = await model;
+  assert.deepEqual(problems, []);
+  assert.ok(increments >= 8, `${increments} increments`);
+  assert.deepEqual(a.errors, []);
   await Promise.all([a.close(), b.close()]);
 });
