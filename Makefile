@@ -244,6 +244,7 @@ bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/startup.bench.ts
 	cd tests && node --import tsx bench/storage.bench.ts
 	cd tests && node --import tsx bench/search.bench.ts
+	cd tests && node --import tsx bench/increment.bench.ts
 	cd tests && node --import tsx bench/http-load.bench.ts
 	cd tests && node --import tsx bench/lifecycle.bench.ts
 	cd tests && node --import tsx bench/scale.bench.ts

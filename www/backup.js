@@ -1,6 +1,6 @@
 // Back up, restore and move: the whole database as an export file (a download), an export file
 // imported back (all or nothing, with progress), and the same data as the engine's own
-// SetAttributes requests for the chosen reference SDK's sample.
+// SetAttributes requests for the chosen reference SDK's sample, whole or only what changed since the last move.
 import { CUSTOMER_PROFILES_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/browser/index.js";
 import { DEX_SAMPLE_NAMES, exportDexRequests } from "./attrmap/dist/engine-requests/index.js";
 import { exportBlob, importData } from "./attrmap/dist/export-import/index.js";
@@ -26,7 +26,7 @@ const kib = (bytes) => `${(bytes / 1024).toLocaleString("en", { maximumFractionD
  * a failure shows `failed` and the error; then the panel shows the code of the task.
  */
 async function task(work, failed, code) {
-  const buttons = ["export-button", "dex-button", "import-button"].map($);
+  const buttons = ["export-button", "dex-button", "dex-changes-button", "import-button"].map($);
   for (const button of buttons) button.disabled = true;
   const bar = $("backup-progress");
   bar.removeAttribute("value"); // indeterminate until the task knows how far it is
@@ -99,21 +99,44 @@ const SAMPLE_FLOWS = [
   [SUBSCRIBER_CHUNKS_MAP, SUBSCRIBER_ARCHIVE_FLOW],
 ];
 
+/**
+ * The checkpoint of the last move to each flow, kept in this origin's localStorage (an app would
+ * keep it where it keeps what it has sent): the `since` of the next "changes since the last move".
+ */
+const CHECKPOINT_KEY = (flowId) => `attrmap-demo-moved-${flowId}`;
+
+/**
+ * Downloads the requests of each sample flow (`since`: only what changed after each flow's last
+ * move), records each flow's new checkpoint, and acknowledges what every flow has; what each carried.
+ */
+async function move(sdk, since) {
+  await Promise.all([store.customerDirectory(), store.subscriberArchive()]); // both maps exist once opened
+  const moved = [];
+  for (const [map, flowId] of SAMPLE_FLOWS) {
+    const from = since ? Number(localStorage.getItem(CHECKPOINT_KEY(flowId)) ?? 0) : undefined;
+    let [n, attributes, checkpoint] = [0, 0, from ?? 0];
+    for await (const request of exportDexRequests(store, { flowId, sdk, maps: [map], since: from })) {
+      const name = `set-attributes-${flowId}${since ? `-since-${from}` : ""}-${++n}.json`;
+      download(new Blob([request.json], { type: "application/json" }), name);
+      attributes += request.attributes;
+      checkpoint = request.checkpoint;
+    }
+    // An increment with no request changed nothing here: the checkpoint stays.
+    if (n > 0 || !since) localStorage.setItem(CHECKPOINT_KEY(flowId), String(checkpoint));
+    moved.push({ flowId, from, checkpoint, attributes, requests: n });
+  }
+  const both = SAMPLE_FLOWS.map(([, flowId]) => Number(localStorage.getItem(CHECKPOINT_KEY(flowId)) ?? 0));
+  await store.acknowledgeChanges(Math.min(...both)); // both flows have everything up to there
+  return moved;
+}
+
 function exportRequests() {
   const sdk = $("dex-sdk").value;
   return task(
     async () => {
-      await Promise.all([store.customerDirectory(), store.subscriberArchive()]); // both maps exist once opened
-      const files = [];
-      for (const [map, flowId] of SAMPLE_FLOWS) {
-        let n = 0;
-        for await (const request of exportDexRequests(store, { flowId, sdk, maps: [map] })) {
-          const name = `set-attributes-${flowId}-${++n}.json`;
-          download(new Blob([request.json], { type: "application/json" }), name);
-          files.push(name);
-        }
-      }
-      return `Wrote SetAttributes requests for the ${sdk} sample: ${files.join(", ")}.`;
+      const moved = await move(sdk, false);
+      const said = moved.map((m) => `${m.flowId}: ${m.requests} request(s), checkpoint ${m.checkpoint}`);
+      return `Wrote SetAttributes requests for the ${sdk} sample (${said.join("; ")}).`;
     },
     "Export failed",
     [
@@ -122,6 +145,33 @@ function exportRequests() {
       "const requests = exportDexRequests(store, options);",
       "for await (const request of requests) save(request.json); // dexcli api call SetAttributes --data @file --yes",
       `// and the same for ${js(SUBSCRIBER_CHUNKS_MAP)} in flow ${js(SUBSCRIBER_ARCHIVE_FLOW)}`,
+    ],
+  );
+}
+
+function exportChanges() {
+  const sdk = $("dex-sdk").value;
+  return task(
+    async () => {
+      const moved = await move(sdk, true);
+      const said = moved.map(
+        (m) =>
+          `${m.flowId}: ${m.attributes} instance(s) changed since checkpoint ${m.from}` +
+          (m.requests > 0 ? `, in ${m.requests} request(s); now at ${m.checkpoint}` : ""),
+      );
+      return `Changes since the last move for the ${sdk} sample: ${said.join("; ")}.`;
+    },
+    "Export failed",
+    [
+      'import { exportDexRequests } from "attrmap/dex";',
+      `const options = { flowId: ${js(CUSTOMER_DIRECTORY_FLOW)}, sdk: ${js(sdk)}, maps: [${js(CUSTOMER_PROFILES_MAP)}] };`,
+      "let checkpoint = savedCheckpoint(); // of the last move: request.checkpoint",
+      "for await (const request of exportDexRequests(store, { ...options, since: checkpoint })) {",
+      "  save(request.json); // an instance gone is the engine's null value, which deletes it",
+      "  checkpoint = request.checkpoint;",
+      "}",
+      "saveCheckpoint(checkpoint); // once every request is sent",
+      "await store.acknowledgeChanges(checkpoint); // the feed may drop what has moved",
     ],
   );
 }
@@ -136,4 +186,5 @@ export function initBackup(s) {
   $("export-button").addEventListener("click", () => void exportAll());
   $("import-form").addEventListener("submit", (event) => void importFile(event));
   $("dex-button").addEventListener("click", () => void exportRequests());
+  $("dex-changes-button").addEventListener("click", () => void exportChanges());
 }

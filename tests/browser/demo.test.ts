@@ -571,6 +571,40 @@ test("backup: a file with one bad line is refused at that line, and nothing chan
   assert.deepEqual(page.errors, []);
 });
 
+test("backup: changes since the last move carry only the partition saved since, with the checkpoint", async (t) => {
+  const { page } = await openDemo(t);
+  await saveProfile(page, "gina@example.com", "Gina");
+  const downloads: Array<Promise<[string, string]>> = [];
+  page.on("download", (d) => downloads.push(d.path().then((p) => [d.suggestedFilename(), readFileSync(p!, "utf8")])));
+  await page.getByRole("button", { name: "SetAttributes requests" }).click();
+  await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Wrote"));
+  const moved = Number(/checkpoint (\d+)/.exec(await textOf(page, "#backup-message"))![1]);
+  await until("the full export's downloads", async () => downloads.length >= 2, 10_000);
+  downloads.length = 0;
+  await saveProfile(page, "hank@example.com", "Hank");
+  await page.getByRole("button", { name: "Changes since the last move" }).click();
+  await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Changes since"));
+  assert.match(
+    await textOf(page, "#backup-message"),
+    new RegExp(
+      "^Changes since the last move for the python sample: " +
+        `customer-directory: 1 instance\\(s\\) changed since checkpoint ${moved}, in 1 request\\(s\\); now at ${moved + 1}; ` +
+        `chunked-subscriber-archive: 0 instance\\(s\\) changed since checkpoint ${moved}\\.$`,
+    ),
+  );
+  await until("the increment's download", async () => downloads.length >= 1, 10_000);
+  const files = new Map(await Promise.all(downloads));
+  const request = JSON.parse(files.get(`set-attributes-customer-directory-since-${moved}-1.json`)!) as {
+    attributes: Array<{ key: string }>;
+  };
+  assert.deepEqual(
+    request.attributes.map((a) => a.key),
+    [`customer_profiles_by_email_partition/${refPartition("hank@example.com", 1000).name}`],
+  );
+  assert.match(await textOf(page, "#backup-code"), /exportDexRequests\(store, \{ \.\.\.options, since: checkpoint \}\)/);
+  assert.deepEqual(page.errors, []);
+});
+
 test("backup: SetAttributes requests for the Python sample, one file per flow, in the sample's names", async (t) => {
   const { page } = await openDemo(t);
   await saveProfile(page, "gina@example.com", "Gina");
