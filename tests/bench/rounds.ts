@@ -2,8 +2,11 @@
 // says firefox or webkit), the test server with Dexie and idb-keyval served to the page, and
 // several rounds, each in a fresh tab, the contenders in a Williams order. Each round's
 // databases are deleted at the start of the next, once its tab is closed.
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import "../browser/page-types.js";
 import { dispose, ENGINES, type EngineName, launchBrowser, type Tab } from "../browser/engines.js";
 import { openPage, serveWww } from "../browser/harness.js";
@@ -11,6 +14,28 @@ import { type RoundResult, williamsOrder } from "./report.js";
 
 export const ENGINE = (process.env.BENCH_ENGINE ?? "chromium") as EngineName;
 if (!ENGINES.includes(ENGINE)) throw new Error(`BENCH_ENGINE must be one of ${ENGINES.join(", ")}, not ${ENGINE}`);
+
+/** The last release, whose tarball tests/fixtures keeps: a bench's "before". */
+export const RELEASED = "0.3.0";
+/** Where the page imports it from. */
+export const RELEASED_PATH = `/vendor/attrmap-${RELEASED}/dist/index.js`;
+
+/** Serves the JavaScript of the last release's tarball under /vendor/attrmap-<version>/ (its inlined-wasm entry suffices). */
+function serveRelease(server: Awaited<ReturnType<typeof serveWww>>): void {
+  const dir = mkdtempSync(join(tmpdir(), "attrmap-released-"));
+  try {
+    execFileSync("tar", ["xzf", join(import.meta.dirname, `../fixtures/attrmap-${RELEASED}.tgz`), "-C", dir]);
+    const walk = (at: string): string[] =>
+      readdirSync(at).flatMap((f) => (statSync(join(at, f)).isDirectory() ? walk(join(at, f)) : [join(at, f)]));
+    for (const file of walk(join(dir, "package")).filter((f) => f.endsWith(".js")))
+      server.files.set(`/vendor/attrmap-${RELEASED}/${relative(join(dir, "package"), file)}`, {
+        type: "text/javascript",
+        body: readFileSync(file, "utf8"),
+      });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * Runs `rounds` rounds: `round(tab, order, round)` runs one in a fresh tab and gives each
@@ -30,6 +55,7 @@ export async function inRounds<C extends string>(
     ["/vendor/idb-keyval.js", "idb-keyval/dist/index.js"],
   ])
     server.files.set(path!, { type: "text/javascript", body: readFileSync(require.resolve(pkg!), "utf8") });
+  serveRelease(server);
   // On disk in every engine: WebKit without a driver (under WebDriver its site data would be
   // in memory only; see LaunchOptions.keepData).
   const browser = await launchBrowser(ENGINE, undefined, { keepData: true });

@@ -8,10 +8,12 @@ import type { Dexie as DexieClass } from "dexie";
 import type * as IdbKeyval from "idb-keyval";
 import { refCanonical, refPartition } from "./reference.js";
 
-export type Contender = "attrmap" | "raw" | "dexie" | "idb-keyval";
+export type Contender = "attrmap" | "0.3.0" | "raw" | "dexie" | "idb-keyval";
 
 export interface BenchLibraries {
   attrmap: typeof Attrmap;
+  /** The last release (its tarball in tests/fixtures), doing the same work: what this package changed. */
+  released: typeof Attrmap;
   Dexie: typeof DexieClass;
   idbKeyval: typeof IdbKeyval;
 }
@@ -134,7 +136,13 @@ interface Work {
  * contender's concurrent row and then each one's bulk row, one contender after another in `order`.
  */
 export async function runRound(libs: BenchLibraries, order: Contender[], o: BenchOptions): Promise<Record<string, BenchResult>> {
-  const setUp = { attrmap: setUpAttrmap, raw: setUpRaw, dexie: setUpDexie, "idb-keyval": setUpIdbKeyval };
+  const setUp = {
+    attrmap: setUpAttrmap,
+    "0.3.0": (libs: BenchLibraries, name: string, o: BenchOptions) => setUpAttrmap({ ...libs, attrmap: libs.released }, name, o),
+    raw: setUpRaw,
+    dexie: setUpDexie,
+    "idb-keyval": setUpIdbKeyval,
+  };
   const works: Array<readonly [Contender, Work]> = [];
   for (const who of order) works.push([who, await setUp[who](libs, `bench-${who}-${o.round}`, o)]);
   const results = new Map<Contender, BenchResult>(order.map((who) => [who, {}]));
