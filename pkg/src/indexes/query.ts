@@ -247,7 +247,7 @@ function successor(prefix: string): string | undefined {
  * The ranges of entry keys a condition names in index `def` of `map`, in index order,
  * disjoint. `lo` above `hi` in `between`, or a bound no index holds, is `invalid_argument`.
  */
-export function rangesOf(map: string, def: IndexDefinition, condition: Condition): KeyBounds[] {
+function rangesOf(map: string, def: IndexDefinition, condition: Condition): KeyBounds[] {
   const at = [map, def.name];
   const key = (flat: Array<string | number>, after = false): Key => (after ? [...at, ...flat, []] : [...at, ...flat]);
   const range = (lower: Key, upper: Key, lowerOpen: boolean, upperOpen: boolean): KeyBounds[] => {
@@ -293,7 +293,7 @@ export function rangesOf(map: string, def: IndexDefinition, condition: Condition
 }
 
 /** `ranges` narrowed to the keys after (or, `reverse`, before) `after` + owner, as a page continues. */
-export function rangesAfter(
+function rangesAfter(
   ranges: KeyBounds[],
   at: readonly string[],
   after: Array<string | number>,
@@ -309,4 +309,10 @@ export function rangesAfter(
     if (compareKeys(cursor, r.lower) <= 0) return [];
     return compareKeys(cursor, r.upper) <= 0 ? [{ ...r, upper: cursor, upperOpen: true }] : [r];
   });
+}
+
+/** The entry-key ranges one read of `plan` covers in index `def` of `map`: its condition's, after its cursor. */
+export function planRanges(map: string, def: IndexDefinition, plan: ReadPlan): KeyBounds[] {
+  const ranges = rangesOf(map, def, plan.condition);
+  return plan.after ? rangesAfter(ranges, [map, def.name], plan.after, plan.reverse) : ranges;
 }

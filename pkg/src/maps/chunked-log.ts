@@ -25,7 +25,7 @@ import {
   type KeyPath,
 } from "../indexes/definition.js";
 import { changeEntries, describeValue } from "../indexes/entries.js";
-import { Query, type ReadPlan, rangesAfter, rangesOf } from "../indexes/query.js";
+import { planRanges, Query, type ReadPlan } from "../indexes/query.js";
 import type { RecordKind } from "../samples/records.js";
 import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
@@ -300,9 +300,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   }
 
   private async rangesOf(index: string, plan: ReadPlan) {
-    const def = await findIndex(this.catalog, index);
-    const ranges = rangesOf(this.name, def, plan.condition);
-    return plan.after ? rangesAfter(ranges, [this.name, def.name], plan.after, plan.reverse) : ranges;
+    return planRanges(this.name, await findIndex(this.catalog, index), plan);
   }
 
   /** Index `index` in `raw`, read with its entries: gone is `invalid_argument`, as an unknown name. */

@@ -26,7 +26,7 @@ import {
   type StoredIndex,
 } from "../indexes/definition.js";
 import { changeEntries, describeValue } from "../indexes/entries.js";
-import { Query, type ReadPlan, rangesAfter, rangesOf } from "../indexes/query.js";
+import { planRanges, Query, type ReadPlan } from "../indexes/query.js";
 import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
 import { AttrmapError, corrupt } from "../store/errors.js";
@@ -476,17 +476,12 @@ export class PartitionedMap<V> {
     if (queryableIndex(raw, this.name, name) === undefined) throw new StaleLayout(raw);
   }
 
-  private rangesOf(def: StoredIndex, plan: ReadPlan) {
-    const ranges = rangesOf(this.name, def, plan.condition);
-    return plan.after ? rangesAfter(ranges, [this.name, def.name], plan.after, plan.reverse) : ranges;
-  }
-
   private readIndex(index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: Array<[string, V]> }> {
     return this.withLayout(async (layout) => {
       const def = await findIndex(this.catalog, index);
       const found = await this.ctx.store.search(
         this.name,
-        this.rangesOf(def, plan),
+        planRanges(this.name, def, plan),
         { reverse: plan.reverse, limit: plan.limit, keys: plan.read !== "entries", values: plan.read !== "keys" },
         `reading index "${index}" of map "${this.name}"`,
       );
@@ -507,7 +502,7 @@ export class PartitionedMap<V> {
       const def = await findIndex(this.catalog, index);
       const { meta, count } = await this.ctx.store.countEntries(
         this.name,
-        this.rangesOf(def, plan),
+        planRanges(this.name, def, plan),
         `counting index "${index}" of map "${this.name}"`,
       );
       this.queryable(meta, layout, index);
