@@ -23,7 +23,6 @@ import {
   type IndexSpec,
   indexName,
   type KeyPath,
-  type StoredIndex,
 } from "../indexes/definition.js";
 import { changeEntries, describeValue } from "../indexes/entries.js";
 import { planRanges, Query, type ReadPlan } from "../indexes/query.js";
