@@ -293,12 +293,7 @@ function rangesOf(map: string, def: IndexDefinition, condition: Condition): KeyB
 }
 
 /** `ranges` narrowed to the keys after (or, `reverse`, before) `after` + owner, as a page continues. */
-function rangesAfter(
-  ranges: KeyBounds[],
-  at: readonly string[],
-  after: Array<string | number>,
-  reverse: boolean,
-): KeyBounds[] {
+function rangesAfter(ranges: KeyBounds[], at: readonly string[], after: Array<string | number>, reverse: boolean): KeyBounds[] {
   const cursor: Key = [...at, ...after];
   if (!reverse)
     return ranges.flatMap((r) => {
