@@ -7,7 +7,7 @@ import { openTab, until, useChromiumProfile } from "./harness.js";
 
 const env = useChromiumProfile();
 
-test("a real quota error: the upsert fails with quota_exceeded and the stored data stays intact", async () => {
+test("a real quota error: the upsert fails with quota_exceeded, the stored data stays intact, the feed gapless", async () => {
   const page = await openTab(env.context, env.server.origin);
   // Chromium reads an origin's quota when IndexedDB is first used, so shrink it before that.
   const cdp = await env.context.newCDPSession(page);
@@ -38,6 +38,16 @@ test("a real quota error: the upsert fails with quota_exceeded and the stored da
     kept: { emailAddress: "kept@example.com", fullName: "Kept", companyName: "", customerTier: "" },
     big: undefined,
   });
+  // The failed write had numbered its change record when the quota stopped it: the next write's follows the first's.
+  const feed = await page.evaluate(async () => {
+    const store = window.attrmap.openAttrmap({ name: "quota" });
+    await (await store.customerDirectory({ partitionCount: 1 })).upsertProfile({ emailAddress: "next@example.com" });
+    return (await store.changes()).changes.map(({ seq, instances }) => ({ seq, instances }));
+  });
+  assert.deepEqual(feed, [
+    { seq: 1, instances: ["partition-0"] },
+    { seq: 2, instances: ["partition-0"] },
+  ]);
 });
 
 test("site data cleared under two tabs: each store is told data_lost once and writes nothing until acknowledged", async () => {

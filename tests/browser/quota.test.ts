@@ -10,7 +10,7 @@ import { openPage, serveWww } from "./harness.js";
 /** The origin's fixed quota, in KiB (Firefox's `dom.quotaManager.temporaryStorage.fixedLimit`). */
 const QUOTA_KIB = 5 * 1024;
 
-test("Firefox with a 5 MiB quota: a bulk upsert past it is quota_exceeded, and the stored data stays as it was", {
+test("Firefox with a 5 MiB quota: a bulk upsert past it is quota_exceeded, nothing stored changes, the feed gapless", {
   skip: ENGINE !== "firefox" && "Firefox alone fixes a quota by preference (Chromium's test is in cdp-storage)",
 }, async () => {
   const server = await serveWww();
@@ -30,12 +30,18 @@ test("Firefox with a 5 MiB quota: a bulk upsert past it is quota_exceeded, and t
         () => "ok",
         (e) => (e instanceof AttrmapError ? e.code : String(e)),
       );
-      return { outcome, kept: await dir.getProfile("kept@example.com"), count: await dir.count() };
+      const kept = await dir.getProfile("kept@example.com");
+      const count = await dir.count();
+      // The failed write had numbered its change record when the quota stopped it: the next write's follows the first's.
+      await dir.upsertProfile({ emailAddress: "next@example.com" });
+      const feed = (await openAttrmap({ name: "quota" }).changes()).changes.map((r) => r.seq);
+      return { outcome, kept, count, feed };
     });
     assert.deepEqual(result, {
       outcome: "quota_exceeded",
       kept: { emailAddress: "kept@example.com", fullName: "Kept", companyName: "", customerTier: "" },
       count: 1,
+      feed: [1, 2],
     });
     assert.deepEqual(page.errors, []);
   } finally {

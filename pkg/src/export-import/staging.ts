@@ -2,9 +2,8 @@
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions of the instance store, here so that a page that never imports does not load them.
 import { deletingAll, type EntryWrites, noEntryWrites, storeEntries } from "../idb/entry-store.js";
-import { lastSequence } from "../idb/feed.js";
 import type { InstanceStore } from "../idb/instance-store.js";
-import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
+import { attempt, request } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
 
 /** One map an import moves into place: from its staged name to its own, with its metadata record. */
@@ -73,7 +72,6 @@ export async function moveMaps(
   await store.transaction("readwrite", doing, async (tx) => {
     const instances = tx.objectStore(INSTANCES);
     const maps = tx.objectStore(MAPS);
-    const last = lastSequence(tx, doing);
     const issued: IDBRequest[] = [];
     for (const { from, to, meta, replace, entries } of moves) {
       const names: string[] = [];
@@ -108,8 +106,7 @@ export async function moveMaps(
       changed.set(to, names);
     }
     // One change record per map imported: the instances it replaced and those it wrote.
-    issued.push(...store.recorded(tx, await last, [...changed], doing));
-    await settledBeforeCommit(issued, doing);
+    await store.settled(tx, issued, [...changed], doing);
   });
   for (const [map, names] of changed) store.announceChanged(map, names);
 }

@@ -65,7 +65,8 @@ export async function changes(ctx: Context, options: unknown): Promise<ChangesPa
     return { oldest, last, records: records as ChangeRecord[] };
   });
   if (after > last || (oldest > 0 && after < oldest - 1)) throw expired(after, oldest, last);
-  const changes = records.map((r) => ctx.store.connection.toThisRealm(r));
+  // The fields in the documented order (the key generator adds `seq` last), in this realm.
+  const changes = records.map(({ seq, map, instances, at }) => ({ seq, map, instances: [...instances], at }));
   return { changes, next: changes.at(-1)?.seq ?? after, oldest };
 }
 
@@ -77,7 +78,7 @@ export function checkpoint(ctx: Context): Promise<number> {
 
 /**
  * @internal `store.acknowledgeChanges(seq)`: the records up to `seq` have been moved and may go; the
- * newest record stays (the next sequence follows it). How many were dropped.
+ * newest record stays (it holds the checkpoint). How many were dropped.
  */
 export function acknowledge(ctx: Context, seq: unknown): Promise<number> {
   const upTo = sequence("seq", seq);

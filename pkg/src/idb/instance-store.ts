@@ -9,7 +9,7 @@ import type { Announcer, EntryChanges } from "../live/changes.js";
 import { AttrmapError, storageError } from "../store/errors.js";
 import type { Connection } from "./connection.js";
 import { changesEntries, type EntryWrites, storeEntries } from "./entry-store.js";
-import { appendChanges, DEFAULT_FEED_LIMIT, lastSequence } from "./feed.js";
+import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "./feed.js";
 import { type EntryKey, type KeyBounds, prefixRange } from "./keys.js";
 import { readBack, written } from "./read-back.js";
 import { attempt, request, settledBeforeCommit } from "./requests.js";
@@ -207,7 +207,6 @@ export class InstanceStore {
         typeof all === "object" && "between" in all
           ? this.instancesBetween(map, all.between)
           : this.instancesOf(map, walk?.after);
-      const last = lastSequence(tx, doing);
       const [meta, keys, everything, ...values] = await Promise.all([
         request(maps.get(map), doing),
         all ? request(store.getAllKeys(scope, walk?.limit), doing) : undefined,
@@ -234,8 +233,7 @@ export class InstanceStore {
         return [inRange, issued] as const;
       });
       dropped = ranged ? (await request(ranged, doing)).map(instanceOf) : [];
-      issued.push(...this.recorded(tx, await last, [[map, [...written(writes).keys(), ...dropped]]], doing));
-      await settledBeforeCommit(issued, doing);
+      await this.settled(tx, issued, [[map, [...written(writes).keys(), ...dropped]]], doing);
       return writes.result;
     }).catch(async (e: unknown) => {
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || !planned) throw e;
@@ -250,17 +248,21 @@ export class InstanceStore {
   }
 
   /**
-   * The change records of a write (after sequence `last`): one for each map of `changed` whose
-   * instances it put or deleted; none for a map whose instances it left alone.
+   * Ends a write's requests: appends its change records (one for each map of `changed` whose
+   * instances it put or deleted; none for a map whose instances it left alone), waits until every
+   * request has succeeded (see settledBeforeCommit), then keeps the feed within its bound.
    */
-  recorded(
+  async settled(
     tx: IDBTransaction,
-    last: number,
+    issued: readonly IDBRequest[],
     changed: ReadonlyArray<readonly [map: string, instances: readonly string[]]>,
     doing: string,
-  ): IDBRequest[] {
+  ): Promise<void> {
     const records = changed.filter(([, names]) => names.length > 0).map(([map, names]) => [map, [...new Set(names)]] as const);
-    return appendChanges(tx, last, records, this.feedLimit, this.connection.keyRange, doing);
+    const appended = appendChanges(tx, records, doing);
+    await settledBeforeCommit([...issued, ...appended], doing);
+    const last = appended.at(-1)?.result;
+    if (last !== undefined) dropBeyond(tx, last as number, this.feedLimit, this.connection.keyRange);
   }
 
   /**
@@ -285,7 +287,6 @@ export class InstanceStore {
       const names = keys.map(instanceOf);
       for (const name of names) changed.add(name);
       before = this.own(meta);
-      const last = lastSequence(tx, doing);
       result = await body({
         meta: before,
         names,
@@ -303,8 +304,7 @@ export class InstanceStore {
           attempt(doing, () => void issued.push(maps.put(value, map)));
         },
       });
-      issued.push(...this.recorded(tx, await last, [[map, [...changed]]], doing));
-      await settledBeforeCommit(issued, doing);
+      await this.settled(tx, issued, [[map, [...changed]]], doing);
     }).catch(async (e: unknown) => {
       // A rewrite stores a new layout version: the metadata alone says whether it landed.
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || after === undefined) throw e;

@@ -8,7 +8,10 @@ export const INSTANCES = "instances";
 export const MAPS = "maps";
 /** The object store of every index's entries: keys only (see indexes/entries.ts), no values. */
 export const ENTRIES = "entries";
-/** The object store of the change feed (docs/change-feed.md): one record per committed write, keyed by its sequence. */
+/**
+ * The object store of the change feed (docs/change-feed.md): one record per committed write, its
+ * key path `seq` numbered by the store's key generator.
+ */
 export const CHANGES = "changes";
 /** The object store of the database's own records: its identity. */
 export const DATABASE = "database";
@@ -30,7 +33,7 @@ export function upgrade(tx: IDBTransaction, oldVersion: number): void {
   if (!db.objectStoreNames.contains(INSTANCES)) db.createObjectStore(INSTANCES);
   if (!db.objectStoreNames.contains(MAPS)) db.createObjectStore(MAPS);
   if (!db.objectStoreNames.contains(ENTRIES)) db.createObjectStore(ENTRIES);
-  if (!db.objectStoreNames.contains(CHANGES)) db.createObjectStore(CHANGES);
+  if (!db.objectStoreNames.contains(CHANGES)) db.createObjectStore(CHANGES, { keyPath: "seq", autoIncrement: true });
   if (!db.objectStoreNames.contains(DATABASE)) db.createObjectStore(DATABASE).put(newIdentity(), IDENTITY);
   if (oldVersion === 1) {
     tx.objectStore(MAPS).openCursor().onsuccess = (event) => {
