@@ -54,9 +54,46 @@ function write(value: unknown, path: string, ancestors: Set<object>): string {
   }
 }
 
+/**
+ * Whether `value` is plain JSON data (finite numbers but -0, strings, booleans, null, arrays
+ * without holes or extra properties, plain objects), checked without building any path: the
+ * fast way, after which the engine's own JSON.stringify writes it. Too deep (a cycle, or
+ * nesting past JSON.parse's comfort) is false too: write() then says where.
+ */
+function plain(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object": {
+      if (value === null) return true;
+      if (depth > MAX_PLAIN_DEPTH) return false;
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (Array.isArray(value) && proto === Array.prototype) {
+        if (Object.keys(value).length !== value.length) return false;
+        for (const v of value) if (!plain(v, depth + 1)) return false;
+        return true;
+      }
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const k of Object.keys(value)) if (!plain((value as Record<string, unknown>)[k], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Nesting the fast check follows: deeper values take the slow way (which also finds cycles). */
+const MAX_PLAIN_DEPTH = 100;
+
+/** JSON.stringify writes plain data as write() does, unless a toJSON on the shared prototypes would change it. */
+const stringifyIsPlain = () => !("toJSON" in Object.prototype) && !("toJSON" in Array.prototype);
+
 /** `value` as JSON text; throws NotExactJson where JSON cannot represent it exactly. */
 export function exactJson(value: unknown): string {
-  return write(value, "", new Set());
+  return stringifyIsPlain() && plain(value, 0) ? JSON.stringify(value) : write(value, "", new Set());
 }
 
 /** The entries of a partition (a Map) as one JSON object, keys in UTF-16 code unit order. */
@@ -68,7 +105,7 @@ export function partitionJson(entries: ReadonlyMap<unknown, unknown>): string {
     .sort()
     .map((k) => {
       try {
-        return `${JSON.stringify(k)}:${write(entries.get(k), "", new Set())}`;
+        return `${JSON.stringify(k)}:${exactJson(entries.get(k))}`;
       } catch (e) {
         throw e instanceof NotExactJson ? new NotExactJson(`key ${JSON.stringify(k)}${e.path}`, e.what) : e;
       }
