@@ -155,6 +155,17 @@ test("a value JSON cannot hold exactly fails the export naming map, instance and
   );
 });
 
+test("values deeper than the fast check export as the data they are", async () => {
+  let deep: unknown = "bottom";
+  for (let i = 0; i < 150; i++) deep = i % 2 ? [deep] : { ["__proto__"]: 1, next: deep };
+  const store = fresh();
+  await (await store.partitionedMap<unknown>("m", { partitionCount: 1 })).upsert("k", deep);
+  const exported = await text(exportData(store));
+  // The exported line holds the value as JSON.parse gives it back.
+  const line = exported.split("\n").find((l) => l.includes('"instance"'))!;
+  assert.deepEqual((JSON.parse(line) as { value: unknown }).value, { k: deep });
+});
+
 test("import: already_exists unless replace; replace replaces; an abort before the commit changes nothing", async () => {
   const source = fresh();
   await awkward(source);

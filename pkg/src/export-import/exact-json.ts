@@ -88,12 +88,9 @@ function plain(value: unknown, depth: number): boolean {
 /** Nesting the fast check follows: deeper values take the slow way (which also finds cycles). */
 const MAX_PLAIN_DEPTH = 100;
 
-/** JSON.stringify writes plain data as write() does, unless a toJSON on the shared prototypes would change it. */
-const stringifyIsPlain = () => !("toJSON" in Object.prototype) && !("toJSON" in Array.prototype);
-
 /** `value` as JSON text; throws NotExactJson where JSON cannot represent it exactly. */
 export function exactJson(value: unknown): string {
-  return stringifyIsPlain() && plain(value, 0) ? JSON.stringify(value) : write(value, "", new Set());
+  return plain(value, 0) ? JSON.stringify(value) : write(value, "", new Set());
 }
 
 /** The entries of a partition (a Map) as one JSON object, keys in UTF-16 code unit order. */
