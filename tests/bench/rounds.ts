@@ -10,13 +10,12 @@ import { join, relative } from "node:path";
 import "../browser/page-types.js";
 import { dispose, ENGINES, type EngineName, launchBrowser, type Tab } from "../browser/engines.js";
 import { openPage, serveWww } from "../browser/harness.js";
+import { RELEASED } from "../shared/storage-bench.js";
 import { type RoundResult, williamsOrder } from "./report.js";
 
 export const ENGINE = (process.env.BENCH_ENGINE ?? "chromium") as EngineName;
 if (!ENGINES.includes(ENGINE)) throw new Error(`BENCH_ENGINE must be one of ${ENGINES.join(", ")}, not ${ENGINE}`);
 
-/** The last release, whose tarball tests/fixtures keeps: a bench's "before". */
-export const RELEASED = "0.3.0";
 /** Where the page imports it from. */
 export const RELEASED_PATH = `/vendor/attrmap-${RELEASED}/dist/index.js`;
 

@@ -7,9 +7,9 @@
 import "../browser/page-types.js";
 import { SHARED_PATH } from "../browser/harness.js";
 import type { BenchLibraries, BenchOptions, Contender } from "../shared/storage-bench.js";
-import { ROWS } from "../shared/storage-bench.js";
+import { RELEASED, ROWS } from "../shared/storage-bench.js";
 import { printTable } from "./report.js";
-import { ENGINE, inRounds, RELEASED, RELEASED_PATH } from "./rounds.js";
+import { ENGINE, inRounds, RELEASED_PATH } from "./rounds.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const OPTIONS = { size: Number(process.env.BENCH_SIZE ?? 10_000), ops: 500, bulk: 100_000, concurrent: 1000 };

@@ -8,7 +8,10 @@ import type { Dexie as DexieClass } from "dexie";
 import type * as IdbKeyval from "idb-keyval";
 import { refCanonical, refPartition } from "./reference.js";
 
-export type Contender = "attrmap" | "0.3.0" | "raw" | "dexie" | "idb-keyval";
+/** The last release, whose tarball tests/fixtures keeps: a bench's "before". */
+export const RELEASED = "0.4.0";
+
+export type Contender = "attrmap" | typeof RELEASED | "raw" | "dexie" | "idb-keyval";
 
 export interface BenchLibraries {
   attrmap: typeof Attrmap;
@@ -138,7 +141,8 @@ interface Work {
 export async function runRound(libs: BenchLibraries, order: Contender[], o: BenchOptions): Promise<Record<string, BenchResult>> {
   const setUp = {
     attrmap: setUpAttrmap,
-    "0.3.0": (libs: BenchLibraries, name: string, o: BenchOptions) => setUpAttrmap({ ...libs, attrmap: libs.released }, name, o),
+    [RELEASED]: (libs: BenchLibraries, name: string, o: BenchOptions) =>
+      setUpAttrmap({ ...libs, attrmap: libs.released }, name, o),
     raw: setUpRaw,
     dexie: setUpDexie,
     "idb-keyval": setUpIdbKeyval,
