@@ -312,6 +312,26 @@ test("the change feed is gapless and in commit order across two tabs and a worke
   await Promise.all([a.close(), b.close()]);
 });
 
+test("the change feed keeps its bound in a real engine: the oldest records go, an older checkpoint has expired", async () => {
+  const page = await openPage(env.browser, env.server.origin);
+  const seen = await page.evaluate(async () => {
+    const { openAttrmap, AttrmapError } = window.attrmap;
+    const store = openAttrmap({ name: "bounded-feed", maxChanges: 5 });
+    const map = await store.partitionedMap<number>("m");
+    for (let i = 0; i < 12; i++) await map.upsert(`k${i}`, i);
+    const { changes, oldest } = await store.changes({ after: 7 });
+    const expired = await store.changes({ after: 6 }).then(
+      () => "ok",
+      (e) => (e instanceof AttrmapError ? e.code : String(e)),
+    );
+    return { seqs: changes.map((r) => r.seq), oldest, checkpoint: await store.changesCheckpoint(), expired };
+  });
+  // 12 writes, 5 kept (docs/change-feed.md): 8 to 12; after 6, record 7 is gone.
+  assert.deepEqual(seen, { seqs: [8, 9, 10, 11, 12], oldest: 8, checkpoint: 12, expired: "checkpoint_expired" });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("increments to the engine, taken while two tabs and a worker write, add up to a full export at the end", async () => {
   const [a, b] = [await openPage(env.browser, env.server.origin), await openPage(env.browser, env.server.origin)];
   await a.evaluate(async () => {
