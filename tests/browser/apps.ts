@@ -25,7 +25,10 @@ export function appFolder(name: string, files: Record<string, string>, from?: st
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Runs `command` in `cwd` (with `env` added) to its end; rejects with its output if it fails or outlasts 120 s. */
+/**
+ * Runs `command` in `cwd` (with `env` added) to its end; rejects with its output if it fails or
+ * outlasts 180 s (a hang; a build under the whole suite's load can take two minutes).
+ */
 export function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
   const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1", ...env } });
   let output = "";
@@ -36,7 +39,7 @@ export function run(command: string, args: string[], cwd: string, env: Record<st
       code === 0 ? ok(output) : fail(new Error(`${command} ${args.join(" ")}: exit ${code}\n${output}`)),
     ),
   );
-  return within(`${command} ${args.join(" ")}`, done, 120_000).finally(() => child.kill("SIGKILL"));
+  return within(`${command} ${args.join(" ")}`, done, 180_000).finally(() => child.kill("SIGKILL"));
 }
 
 /** A tool installed in tests/node_modules/.bin. */
