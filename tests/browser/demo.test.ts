@@ -329,18 +329,7 @@ test("directory: a looked-up profile can be deleted, with the library call shown
 
 test("search: profiles of a company from its index, kept by saves and deletes through the HTTP API, shown as text", async (t) => {
   const { page } = await openDemo(t);
-  const form = page.locator("#profile-form");
-  const save = async (email: string, company: string) => {
-    await form.getByLabel("Email address").fill(email);
-    await form.getByLabel("Company").fill(company);
-    await form.getByRole("button", { name: "Save profile" }).click();
-    await page.waitForFunction(
-      (e) =>
-        document.getElementById("directory-message")?.textContent?.startsWith("Saved") &&
-        document.getElementById("placement-email")?.textContent === e,
-      email,
-    );
-  };
+  const save = (email: string, company: string) => saveProfile(page, email, { company });
   const find = async (company: string, prefix: boolean) => {
     const search = page.locator("#search-form");
     await search.getByLabel("Company").fill(company);
@@ -460,17 +449,23 @@ test("archive: a chunk-size change archives current short, pages show their size
 /** Bytes as the demo shows them, written independently of it. */
 const kib = (bytes: number) => `${Math.round((bytes / 1024) * 10) / 10} KiB`;
 
-/** Saves a profile with the directory form and waits for the answer. */
-async function saveProfile(page: Page, email: string, fullName: string): Promise<void> {
+/**
+ * Saves a profile with the directory form (the fields given) and waits for the answer to this
+ * save, not an earlier one: its name shown, or, without a name, its email placed.
+ */
+async function saveProfile(page: Page, email: string, fields: { fullName?: string; company?: string }): Promise<void> {
   const form = page.locator("#profile-form");
   await form.getByLabel("Email address").fill(email);
-  await form.getByLabel("Full name").fill(fullName);
+  if (fields.fullName !== undefined) await form.getByLabel("Full name").fill(fields.fullName);
+  if (fields.company !== undefined) await form.getByLabel("Company").fill(fields.company);
   await form.getByRole("button", { name: "Save profile" }).click();
   await page.waitForFunction(
-    (name) =>
+    ({ email, name }) =>
       document.getElementById("directory-message")?.textContent?.startsWith("Saved") &&
-      document.getElementById("shown-name")?.textContent === name,
-    fullName,
+      (name === undefined
+        ? document.getElementById("placement-email")?.textContent === email
+        : document.getElementById("shown-name")?.textContent === name),
+    { email, name: fields.fullName },
   );
 }
 
@@ -487,7 +482,7 @@ async function lookUp(page: Page, email: string): Promise<[string, string]> {
 
 test("backup: the export downloads every map; another site refuses it without replace, restores it with", async (t) => {
   const { page } = await openDemo(t);
-  await saveProfile(page, "Erin@Example.com", "Erin");
+  await saveProfile(page, "Erin@Example.com", { fullName: "Erin" });
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: "Export all maps" }).click();
   const file = await download;
@@ -540,7 +535,7 @@ test("backup: the export downloads every map; another site refuses it without re
 
 test("backup: a file with one bad line is refused at that line, and nothing changes", async (t) => {
   const { page } = await openDemo(t);
-  await saveProfile(page, "frank@example.com", "Frank");
+  await saveProfile(page, "frank@example.com", { fullName: "Frank" });
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: "Export all maps" }).click();
   const lines = readFileSync((await (await download).path())!, "utf8")
@@ -549,7 +544,7 @@ test("backup: a file with one bad line is refused at that line, and nothing chan
   // Frank's key in upper case: not canonical under the email rule (docs/export-format.md).
   const at = lines.findIndex((l) => l.includes('"frank@example.com":'));
   lines[at] = lines[at]!.replace('"frank@example.com":', '"FRANK@example.com":');
-  await saveProfile(page, "frank@example.com", "Frank, after the export");
+  await saveProfile(page, "frank@example.com", { fullName: "Frank, after the export" });
   await page.setInputFiles("#import-file", {
     name: "bad.ndjson",
     mimeType: "application/x-ndjson",
@@ -573,7 +568,7 @@ test("backup: a file with one bad line is refused at that line, and nothing chan
 
 test("backup: changes since the last move carry only the partition saved since, with the checkpoint", async (t) => {
   const { page } = await openDemo(t);
-  await saveProfile(page, "gina@example.com", "Gina");
+  await saveProfile(page, "gina@example.com", { fullName: "Gina" });
   const downloads: Array<Promise<[string, string]>> = [];
   page.on("download", (d) => downloads.push(d.path().then((p) => [d.suggestedFilename(), readFileSync(p!, "utf8")])));
   await page.getByRole("button", { name: "SetAttributes requests" }).click();
@@ -581,7 +576,7 @@ test("backup: changes since the last move carry only the partition saved since, 
   const moved = Number(/checkpoint (\d+)/.exec(await textOf(page, "#backup-message"))![1]);
   await until("the full export's downloads", async () => downloads.length >= 2, 10_000);
   downloads.length = 0;
-  await saveProfile(page, "hank@example.com", "Hank");
+  await saveProfile(page, "hank@example.com", { fullName: "Hank" });
   await page.getByRole("button", { name: "Changes since the last move" }).click();
   await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Changes since"));
   assert.match(
@@ -607,7 +602,7 @@ test("backup: changes since the last move carry only the partition saved since, 
 
 test("backup: SetAttributes requests for the Python sample, one file per flow, in the sample's names", async (t) => {
   const { page } = await openDemo(t);
-  await saveProfile(page, "gina@example.com", "Gina");
+  await saveProfile(page, "gina@example.com", { fullName: "Gina" });
   const downloads: Array<Promise<[string, string]>> = [];
   page.on("download", (d) => downloads.push(d.path().then((p) => [d.suggestedFilename(), readFileSync(p!, "utf8")])));
   await page.getByLabel("Reference SDK sample").selectOption("python");
@@ -650,15 +645,15 @@ test("live query: a watched profile changes on the page when another tab saves i
     document.getElementById("live-result")?.textContent?.includes("no profile of hana@example.com yet"),
   );
   const other = await openTab(context, origin, "/");
-  await saveProfile(other, "hana@example.com", "Hana");
+  await saveProfile(other, "hana@example.com", { fullName: "Hana" });
   await page.waitForFunction(
     () => / Hana, \(no company\), tier \(none\)$/.test(document.getElementById("live-result")?.textContent ?? ""),
     undefined,
     { timeout: 10_000 },
   );
   assert.equal(await textOf(page, "#live-runs"), "The query has run 2 times.");
-  await saveProfile(other, "someone-else@example.com", "Not watched");
-  await saveProfile(other, "hana@example.com", "Hana again");
+  await saveProfile(other, "someone-else@example.com", { fullName: "Not watched" });
+  await saveProfile(other, "hana@example.com", { fullName: "Hana again" });
   await page.waitForFunction(() => (document.getElementById("live-result")?.textContent ?? "").includes("Hana again"));
   // The unrelated save (partition-774; the watched one is partition-502) did not run the query.
   assert.equal(await textOf(page, "#live-runs"), "The query has run 3 times.");
@@ -670,7 +665,7 @@ test("live query: a watched profile changes on the page when another tab saves i
   await page.setViewportSize(PHONE);
   await shoot(page, "live", "live");
   await page.getByRole("button", { name: "Stop" }).click();
-  await saveProfile(other, "hana@example.com", "Hana, unseen");
+  await saveProfile(other, "hana@example.com", { fullName: "Hana, unseen" });
   await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
   assert.equal(await textOf(page, "#live-result"), "Stopped: the query no longer runs.");
   assert.deepEqual([...page.errors, ...other.errors], []);

@@ -138,8 +138,9 @@ function attribute(key: string, json: string): string {
   return `{"key":${JSON.stringify(key)},"value":{"objValue":{"encoding":"json","payload":"${base64(json)}"}}}`;
 }
 
-function renamed(value: unknown, fields: Readonly<Record<string, string>> | undefined): unknown {
-  if (!fields || typeof value !== "object" || value === null || Array.isArray(value)) return value;
+/** A record (a plain object) with its fields renamed as `fields` says; anything else as it is. */
+function renamed(value: unknown, fields: Readonly<Record<string, string>>): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value))
     Object.defineProperty(out, fields[k] ?? k, { value: v, enumerable: true, writable: true, configurable: true });
