@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
 import { within } from "./engines.js";
-import { onOneProfile, openPage, type Tab, until, useProfile } from "./harness.js";
+import { onOneProfile, openPage, type Tab, useProfile } from "./harness.js";
 
 const env = useProfile();
 const ENTRIES = 6000;
@@ -254,13 +254,18 @@ test("a browser killed during an index build of 100,000 entries, then during ind
   // Round 1: killed a third of the way through the build, while another tab writes indexed values.
   const building = await launch("build", profileDir);
   const [builder, writer] = [await openPage(building, env.server.origin), await openPage(building, env.server.origin)];
+  // The page says when the build is a third of the way (a wait on its progress, not a poll that
+  // would take turns with the build for the page's thread).
   await builder.evaluate(() => {
-    const w = window as unknown as { progress: number };
-    w.progress = 0;
-    void window.attrmap
-      .openAttrmap({ name: "indexed" })
-      .partitionedMap<{ c: number }>("m")
-      .then((map) => map.createIndex("byC", "c", { onProgress: (p) => (w.progress = p.done / p.total) }));
+    const w = window as unknown as { third: Promise<void> };
+    w.third = new Promise((reached, failed) => {
+      window.attrmap
+        .openAttrmap({ name: "indexed" })
+        .partitionedMap<{ c: number }>("m")
+        .then((map) => map.createIndex("byC", "c", { onProgress: (p) => p.done >= p.total * 0.3 && reached() }))
+        .catch((e: unknown) => failed(new Error(`the build failed: ${e}`)));
+    });
+    w.third.catch(() => undefined); // awaited below, maybe after it fails
   });
   const stream = (page: Tab) =>
     page.evaluate(() => {
@@ -274,8 +279,8 @@ test("a browser killed during an index build of 100,000 entries, then during ind
       })();
     });
   await stream(writer);
-  const started = () => builder.evaluate(() => (window as unknown as { progress: number }).progress >= 0.3);
-  await until("the build to be a third of the way", started, 120_000, 2);
+  const third = builder.evaluate(() => (window as unknown as { third: Promise<void> }).third);
+  await within("the build to be a third of the way", third, 120_000);
   await within("build: the browser to die", building.kill());
   mark("killed during the build");
   const afterBuild = await compare("build");
