@@ -115,7 +115,14 @@ export async function serveWww(root = WWW): Promise<StaticServer> {
   return {
     origin: `http://127.0.0.1:${port}`,
     files,
-    close: () => new Promise((ok) => server.close(() => ok())),
+    // Without closeAllConnections, close() waits for every connection to end, and a socket
+    // Chromium opened ahead of a request it never sent ends only at the server's headers timeout
+    // (60 s, checked every 30 s): the demo's tests waited up to 100 s here under load.
+    close: () =>
+      new Promise((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
   };
 }
 
