@@ -169,17 +169,17 @@ demo: www/attrmap/dist/index.js
 
 # ---- tests -------------------------------------------------------------------------
 
-# The linters and the vectors first (they fail fast), then every other suite, three at a time:
-# most of a browser suite's time is spent waiting on its browser, not on the two cores (more at
-# once, or Chromium's suite split in two, measured slower: the cores are then the limit). The
-# longest go first; each suite's output is printed whole when it ends (--output-sync), with its
+# The linters and the vectors first (they fail fast), with the wasm modules building meanwhile (the
+# tests' npm install before the linters leaves a core free), then every other suite, three at a time
+# (the two cores stay busy throughout; more at once, or Chromium's suite split in two, measured
+# slower). The longest go first; each suite's output is printed whole when it ends (--output-sync), with its
 # time, and the times are listed again at the end (build/suite-times: suite, seconds from the
 # start of make test to its start, its own seconds, and its CPU seconds).
 SUITES := test-browser-chromium test-browser-firefox test-browser-webkit test-node test-rust-all
 SUITE_TIMES := $(CURDIR)/build/suite-times
 test:
 	@mkdir -p build && date +%s > build/suites-started && rm -f $(SUITE_TIMES)
-	$(MAKE) --no-print-directory lint test-vectors
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint test-vectors $(MODULES)
 	$(MAKE) --no-print-directory -j3 --output-sync=target $(SUITES)
 	@echo "suites (started at s, took s, CPU s; three at a time):" && sort -k2 -n $(SUITE_TIMES)
 	@echo "make test: every suite passed"
