@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import "./page-types.js";
-import { within } from "./engines.js";
+import { type EngineBrowser, within } from "./engines.js";
 import { onOneProfile, openPage, type Tab, useProfile } from "./harness.js";
 
 const env = useProfile();
@@ -225,18 +225,19 @@ test("a browser killed during an index build of 100,000 entries, then during ind
   const ENTRIES = 100_000;
   const t0 = Date.now();
   const mark = (what: string) => t.diagnostic(`${what}: ${Date.now() - t0} ms`);
-  const { setup, profileDir, launch } = await onOneProfile(t);
-  const filled = (await openPage(setup, env.server.origin)).evaluate(async (n) => {
+  // Three browsers on one profile: the first fills the map and is killed in the build; the second
+  // compares, then is killed in a stream of writes; the third compares again.
+  const { setup: building, profileDir, launch } = await onOneProfile(t);
+  const [builder, writer] = [await openPage(building, env.server.origin), await openPage(building, env.server.origin)];
+  const filled = builder.evaluate(async (n) => {
     const map = await window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<{ c: number }>("m");
     await map.upsertMany(Array.from({ length: n }, (_, i) => [`k${i}`, { c: i % 97 }] as [string, { c: number }]));
   }, ENTRIES);
   await within(`set-up: ${ENTRIES} entries to be written`, filled);
-  await within("set-up: the browser to close", setup.close());
   mark("set up");
-  /** Index "byC" read back in full, and the order a scan of the values gives (by c, then by key). */
-  const compare = async (step: string) => {
-    const reopened = await launch(`${step}, reopened`, profileDir);
-    const read = (await openPage(reopened, env.server.origin)).evaluate(async () => {
+  /** Index "byC" read back in full in a new tab of `browser`, and the order a scan of the values gives (by c, then by key). */
+  const compare = async (step: string, browser: EngineBrowser) => {
+    const read = (await openPage(browser, env.server.origin)).evaluate(async () => {
       const map = await window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<{ c: number }>("m");
       const listed = (await map.indexes()).map((i) => i.name);
       await map.createIndex("byC", "c"); // nothing if the killed build had committed; else built again
@@ -247,13 +248,9 @@ test("a browser killed during an index build of 100,000 entries, then during ind
       const same = indexed.length === scan.length && indexed.every((k, i) => k === scan[i]![0]);
       return { listed, same, entries: scan.length, indexed: indexed.length };
     });
-    const result = await within(`${step}: the index to be compared with a scan`, read);
-    await within(`${step}: the reopened browser to close`, reopened.close());
-    return result;
+    return within(`${step}: the index to be compared with a scan`, read);
   };
   // Round 1: killed a third of the way through the build, while another tab writes indexed values.
-  const building = await launch("build", profileDir);
-  const [builder, writer] = [await openPage(building, env.server.origin), await openPage(building, env.server.origin)];
   // The page says when the build is a third of the way (a wait on its progress, not a poll that
   // would take turns with the build for the page's thread).
   await builder.evaluate(() => {
@@ -283,20 +280,21 @@ test("a browser killed during an index build of 100,000 entries, then during ind
   await within("the build to be a third of the way", third, 120_000);
   await within("build: the browser to die", building.kill());
   mark("killed during the build");
-  const afterBuild = await compare("build");
+  const writing = await launch("build, reopened", profileDir);
+  const afterBuild = await compare("build", writing);
   mark("compared after the build");
   assert.equal(afterBuild.entries, ENTRIES);
   assert.deepEqual(afterBuild.listed, [], "a killed build is not listed");
   assert.ok(afterBuild.same, `after the killed build: ${afterBuild.indexed} entries indexed, ${afterBuild.entries} stored`);
-  // Round 2: the index complete, killed in a stream of writes that move entries inside it.
-  const writing = await launch("writes", profileDir);
-  const streamer = await openPage(writing, env.server.origin);
-  await stream(streamer);
+  // Round 2, in the same browser: the index complete, killed in a stream of writes that move entries inside it.
+  await stream(await openPage(writing, env.server.origin));
   await new Promise((r) => setTimeout(r, 1500));
   await within("writes: the browser to die", writing.kill());
   mark("killed during the writes");
-  const afterWrites = await compare("writes");
+  const last = await launch("writes, reopened", profileDir);
+  const afterWrites = await compare("writes", last);
   mark("compared after the writes");
+  await within("the last browser to close", last.close());
   assert.equal(afterWrites.entries, ENTRIES);
   assert.deepEqual(afterWrites.listed, ["byC"]);
   assert.ok(afterWrites.same, `after the killed writes: ${afterWrites.indexed} entries indexed, ${afterWrites.entries} stored`);
