@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { after, before, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
-import { openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
+import { newTab, openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
 
 const TESTS = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const DOCUMENTS = ["README.md", ...readdirSync(join(TESTS, "../docs")).map((f) => `docs/${f}`)].map((file) => ({
@@ -93,7 +93,7 @@ try {
 }
 </script>`,
     });
-    const page = await openTab(browser.context, server.origin, "/__attrmap_test__.html");
+    const page = await newTab(browser.context);
     await page.goto(`${server.origin}/__readme__/${snippet.id}.html`);
     await page.waitForSelector("html[data-outcome]");
     assert.equal(await page.getAttribute("html", "data-outcome"), "ok");
