@@ -126,8 +126,10 @@ type HookWindow = Window & {
 };
 
 // Type-checked (the hook's types, strict, with no cast), then built with React's development
-// build: StrictMode mounts each effect twice, as in a user's dev server.
-const dev = (major: 18 | 19) => useBuiltApp(newApp(major), viteBuild(["--mode", "development"], { NODE_ENV: "development" }));
+// build: StrictMode mounts each effect twice, as in a user's dev server. The React 18 app's check
+// would repeat the 19 one's: tsc resolves the same @types/react for both (the aliases are Vite's).
+const dev = (major: 18 | 19) =>
+  useBuiltApp(newApp(major), viteBuild(["--mode", "development"], { NODE_ENV: "development" }, major === 19));
 
 for (const [major, built] of [
   [19, dev(19)],
