@@ -229,14 +229,17 @@ test-node: $(TESTS_INSTALLED) $(GO) $(JAVA) $(DEX_PB2)
 # or real tools (bundlers, Vite, React) whose output is the same for every engine.
 ENGINE_SUITES := package storage locks durability data-loss upgrade storage-process crash http live indexes lifecycle \
                  hardening fuzz quota demo-engines
+# Each suite runs under one browser of its engine (tests/browser/suite-browser.ts), which its
+# files connect to instead of launching their own (a launch cost more CPU than most files' tests).
 BROWSER_SUITE_NEEDS := $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
+WITH_SUITE_BROWSER := node --import tsx browser/suite-browser.ts
 test-browser: test-browser-chromium test-browser-firefox test-browser-webkit
 test-browser-chromium: $(BROWSER_SUITE_NEEDS)
-	@$(call timed,cd tests && $(NODE_TEST) browser/*.test.ts)
+	@$(call timed,cd tests && $(WITH_SUITE_BROWSER) $(NODE_TEST) browser/*.test.ts)
 test-browser-firefox: $(BROWSER_SUITE_NEEDS)
-	@$(call timed,cd tests && ENGINE=firefox $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
+	@$(call timed,cd tests && ENGINE=firefox $(WITH_SUITE_BROWSER) $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
 test-browser-webkit: $(BROWSER_SUITE_NEEDS)
-	@$(call timed,cd tests && ENGINE=webkit $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
+	@$(call timed,cd tests && ENGINE=webkit $(WITH_SUITE_BROWSER) $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
 
 # ---- benchmarks --------------------------------------------------------------------
 

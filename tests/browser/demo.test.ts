@@ -9,7 +9,7 @@ import { after, before, type TestContext, test } from "node:test";
 import type { Page } from "playwright-core";
 import { refPartition } from "../shared/reference.js";
 import "./page-types.js";
-import { openTab, persistentContext, screenshot, serveWww, until } from "./harness.js";
+import { chromiumForFile, openTab, screenshot, serveWww, until } from "./harness.js";
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -18,9 +18,9 @@ const PHONE = { width: 390, height: 844 };
 // ask for a 4xx on purpose allow exactly those lines, and nothing else.
 const EXPECTED_4XX = /^console: Failed to load resource: the server responded with a status of 40[04] /;
 
-let browser: Awaited<ReturnType<typeof persistentContext>>;
+let browser: Awaited<ReturnType<typeof chromiumForFile>>;
 before(async () => {
-  browser = await persistentContext();
+  browser = await chromiumForFile();
 });
 after(async () => {
   await browser?.dispose();

@@ -3,7 +3,8 @@
 // MiniBrowser, Safari's engine) through webdriverio (classic WebDriver, under Xvfb). A browser
 // runs on an on-disk profile, opens tabs of the test origin, evaluates functions in them (all
 // at once if asked: each engine here runs tabs concurrently), and can be killed, its whole
-// process group at once, then relaunched on the same profile. ENGINE picks the engine.
+// process group at once, then relaunched on the same profile. ENGINE picks the engine. A suite
+// can run under one browser that its files connect to (suite-browser.ts, browserForFile).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, type ServerResponse } from "node:http";
@@ -13,7 +14,7 @@ import { join } from "node:path";
 // Each engine's driver library is imported where that engine is launched: a test process runs
 // one engine, and loading all three cost 1.1 s at the start of every browser test file.
 import type { Page as PlaywrightPage } from "playwright-core";
-import type { Page as PuppeteerPage } from "puppeteer-core";
+import type { Browser as PuppeteerBrowser, Page as PuppeteerPage } from "puppeteer-core";
 
 export type EngineName = "chromium" | "firefox" | "webkit";
 export const ENGINES: readonly EngineName[] = ["chromium", "firefox", "webkit"];
@@ -173,7 +174,8 @@ function errorText(e: unknown): string {
 
 // ---- Chromium: spawned in its own process group, driven by Playwright over CDP ----------
 
-async function launchChromium(profileDir: string): Promise<EngineBrowser> {
+/** Chromium started on `profileDir` in a process group of its own, with its CDP endpoint. */
+async function startChromium(profileDir: string): Promise<{ proc: ChildProcess; endpoint: string }> {
   const proc = spawn(
     "/usr/bin/chromium",
     ["--headless=new", ...CHROMIUM_ARGS, `--user-data-dir=${profileDir}`, "--remote-debugging-port=0", "about:blank"],
@@ -188,6 +190,11 @@ async function launchChromium(profileDir: string): Promise<EngineBrowser> {
     });
     proc.once("exit", () => reject(new Error(`chromium exited: ${seen}`)));
   });
+  return { proc, endpoint };
+}
+
+/** Playwright connected to the Chromium at `endpoint`: tabs in its (on-disk) default context. */
+async function chromiumTabs(endpoint: string): Promise<{ newTab(): Promise<Tab>; disconnect(): Promise<void> }> {
   const { chromium } = await import("playwright-core");
   const browser = await chromium.connectOverCDP(endpoint);
   const context = browser.contexts()[0]!;
@@ -196,7 +203,13 @@ async function launchChromium(profileDir: string): Promise<EngineBrowser> {
     await page.addInitScript(DEFINE_NAME);
     return playwrightTab(page);
   };
-  return driven("chromium", profileDir, proc, newTab, () => browser.close());
+  return { newTab, disconnect: () => browser.close() }; // a browser connected over CDP is left running
+}
+
+async function launchChromium(profileDir: string): Promise<EngineBrowser> {
+  const { proc, endpoint } = await startChromium(profileDir);
+  const { newTab, disconnect } = await chromiumTabs(endpoint);
+  return driven("chromium", profileDir, proc, newTab, disconnect);
 }
 
 /** A Tab over a Playwright page (also what the Chromium-only suites use). */
@@ -244,9 +257,10 @@ function startedFirefoxProfile(): Promise<string> {
   return firefoxTemplate;
 }
 
-async function launchFirefox(profileDir: string, prefs?: Record<string, unknown>): Promise<EngineBrowser> {
+/** Firefox started on `profileDir` (its process group its own), driven by puppeteer. */
+async function startFirefox(profileDir: string, prefs?: Record<string, unknown>): Promise<PuppeteerBrowser> {
   const { default: puppeteer } = await import("puppeteer-core");
-  const browser = await puppeteer.launch({
+  return puppeteer.launch({
     browser: "firefox",
     executablePath: "/usr/bin/firefox-esr",
     headless: true,
@@ -254,12 +268,20 @@ async function launchFirefox(profileDir: string, prefs?: Record<string, unknown>
     protocol: "webDriverBiDi",
     extraPrefsFirefox: prefs,
   });
-  const newTab = async () => {
+}
+
+async function launchFirefox(profileDir: string, prefs?: Record<string, unknown>): Promise<EngineBrowser> {
+  const browser = await startFirefox(profileDir, prefs);
+  return driven("firefox", profileDir, browser.process()!, firefoxTabs(browser), () => browser.close());
+}
+
+/** New tabs of a Firefox that puppeteer drives. */
+function firefoxTabs(browser: PuppeteerBrowser): () => Promise<Tab> {
+  return async () => {
     const page = await browser.newPage();
     await page.evaluateOnNewDocument(DEFINE_NAME);
     return puppeteerTab(page);
   };
-  return driven("firefox", profileDir, browser.process()!, newTab, () => browser.close());
 }
 
 function puppeteerTab(page: PuppeteerPage): Tab {
@@ -361,13 +383,17 @@ function decode(v: unknown): unknown {
   return Object.fromEntries(Object.entries(t.$o ?? {}).map(([k, x]) => [k, decode(x)]));
 }
 
-/**
- * Classic WebDriver has one current window per session and runs one command at a time, and an
- * async script blocks the session until it ends. So a function is started in its window by one
- * command, its promise settles into a slot of the page, and the slot is polled: tabs run at
- * once. Commands (a window switch and what it is for) are serialized through one queue.
- */
-async function launchWebKit(profileDir: string): Promise<EngineBrowser> {
+const WEBKIT_CAPABILITIES = {
+  browserName: "MiniBrowser",
+  "wdio:enforceWebDriverClassic": true,
+  "webkitgtk:browserOptions": {
+    binary: MINIBROWSER,
+    args: ["--automation", "--javascript-can-open-windows-automatically=true"],
+  },
+} as WebdriverIO.Capabilities;
+
+/** WebKitWebDriver (under Xvfb, in a process group of its own) and a session of MiniBrowser. */
+async function startWebKit(profileDir: string): Promise<{ proc: ChildProcess; wd: WebdriverIO.Browser; port: number }> {
   const port = await freePort();
   // MiniBrowser under automation keeps website data in memory only (an ephemeral session):
   // the profile folder holds what the WebKit processes write (caches), nothing of the origin.
@@ -376,27 +402,35 @@ async function launchWebKit(profileDir: string): Promise<EngineBrowser> {
     stdio: "ignore",
     env: { ...process.env, ...xdgDirs(profileDir) },
   });
-  const capabilities = {
-    browserName: "MiniBrowser",
-    "wdio:enforceWebDriverClassic": true,
-    "webkitgtk:browserOptions": {
-      binary: MINIBROWSER,
-      args: ["--automation", "--javascript-can-open-windows-automatically=true"],
-    },
-  } as WebdriverIO.Capabilities;
   await listening(port);
   const { remote } = await import("webdriverio");
-  const wd = await remote({ hostname: "127.0.0.1", port, capabilities, logLevel: "error" });
+  const wd = await remote({ hostname: "127.0.0.1", port, capabilities: WEBKIT_CAPABILITIES, logLevel: "error" });
   await wd.setTimeout({ script: 600_000 });
+  return { proc, wd, port };
+}
+
+async function launchWebKit(profileDir: string): Promise<EngineBrowser> {
+  const { proc, wd } = await startWebKit(profileDir);
+  // The session's first window opens every tab and is never one: a window a script opened can
+  // close itself, and the session never runs out of windows.
+  const newTab = webkitTabs(wd, await wd.getWindowHandle());
+  return driven("webkit", profileDir, proc, newTab, () => wd.deleteSession());
+}
+
+/**
+ * Classic WebDriver has one current window per session and runs one command at a time, and an
+ * async script blocks the session until it ends. So a function is started in its window by one
+ * command, its promise settles into a slot of the page, and the slot is polled: tabs run at
+ * once. Commands (a window switch and what it is for) are serialized through one queue.
+ * New tabs are opened by the window `opener`.
+ */
+function webkitTabs(wd: WebdriverIO.Browser, opener: string): () => Promise<Tab> {
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work, work);
     queue = run.catch(() => undefined);
     return run;
   };
-  // The session's first window opens every tab and is never one: a window a script opened can
-  // close itself, and the session never runs out of windows.
-  const opener = await wd.getWindowHandle();
   let next = 0;
   const tab = (handle: string): Tab => {
     const errors: string[] = [];
@@ -446,7 +480,7 @@ async function launchWebKit(profileDir: string): Promise<EngineBrowser> {
       close: () => inWindow(async () => void (await wd.execute("window.close()"))),
     } as Tab;
   };
-  const newTab = () =>
+  return () =>
     serial(async () => {
       // WebKitWebDriver's "new window" answers the current window; a page's window.open opens one.
       await wd.switchToWindow(opener);
@@ -458,7 +492,6 @@ async function launchWebKit(profileDir: string): Promise<EngineBrowser> {
         await sleep(20);
       }
     });
-  return driven("webkit", profileDir, proc, newTab, () => wd.deleteSession());
 }
 
 // ---- WebKit without a driver: MiniBrowser keeps its data, pages are driven over HTTP ------
@@ -621,6 +654,114 @@ async function launchDrivenWebKit(profileDir: string): Promise<EngineBrowser> {
     return pid;
   };
   return { engine: "webkit", profileDir, newTab, kill: stop, close: stop, killStorageProcess };
+}
+
+// ---- One browser for a whole suite ----------------------------------------------------
+
+/** The environment variable that tells a suite's test files where its browser is (JSON, SuiteBrowserAddress). */
+export const SUITE_BROWSER = "ATTRMAP_SUITE_BROWSER";
+
+/** Where a suite's browser (suite-browser.ts) is. */
+export interface SuiteBrowserAddress {
+  engine: EngineName;
+  profileDir: string;
+  /** A file each new server of the suite appends to: its length numbers the suite's servers (harness.ts). */
+  ports: string;
+  /** Chromium's CDP endpoint, or Firefox's WebDriver BiDi one. */
+  endpoint?: string;
+  /** WebKit's WebDriver session, and its window that opens every tab. */
+  webdriver?: { port: number; sessionId: string; opener: string };
+}
+
+/** Starts a suite's browser of `engine` on a new profile: where it is, and `stop` (which removes the profile). */
+export async function startSuiteBrowser(engine: EngineName): Promise<{ address: SuiteBrowserAddress; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), `attrmap-suite-${engine}-`));
+  const base = { engine, profileDir: join(dir, "profile"), ports: join(dir, "ports") };
+  let proc: ChildProcess;
+  let address: SuiteBrowserAddress;
+  let quit = async () => {};
+  if (engine === "chromium") {
+    const started = await startChromium(base.profileDir);
+    proc = started.proc;
+    address = { ...base, endpoint: started.endpoint };
+  } else if (engine === "firefox") {
+    cpSync(await startedFirefoxProfile(), base.profileDir, { recursive: true });
+    const browser = await startFirefox(base.profileDir);
+    proc = browser.process()!;
+    address = { ...base, endpoint: browser.wsEndpoint() };
+    await browser.disconnect(); // Firefox has one WebDriver BiDi session at a time: the files' own
+  } else {
+    const started = await startWebKit(base.profileDir);
+    proc = started.proc;
+    const { wd, port } = started;
+    address = { ...base, webdriver: { port, sessionId: wd.sessionId, opener: await wd.getWindowHandle() } };
+    quit = () => wd.deleteSession();
+  }
+  return {
+    address,
+    async stop() {
+      await within("the browser to quit", quit(), QUIT_BOUND_MS).catch(() => undefined);
+      await killGroup(proc, base.profileDir);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The address of the suite's browser of ENGINE, if this test file runs under one. */
+export function suiteBrowserAddress(): SuiteBrowserAddress | undefined {
+  const text = process.env[SUITE_BROWSER];
+  const address = text === undefined ? undefined : (JSON.parse(text) as SuiteBrowserAddress);
+  return address?.engine === ENGINE ? address : undefined;
+}
+
+/**
+ * The suite's browser connected for one test file: the tabs it opens are the file's, and `close`
+ * closes them and lets go (the browser stays for the next file); it cannot be killed.
+ */
+async function connectSuiteBrowser(address: SuiteBrowserAddress): Promise<EngineBrowser> {
+  let newTab: () => Promise<Tab>;
+  let disconnect = async () => {};
+  if (address.engine === "chromium") ({ newTab, disconnect } = await chromiumTabs(address.endpoint!));
+  else if (address.engine === "firefox") {
+    const { default: puppeteer } = await import("puppeteer-core");
+    const browser = await puppeteer.connect({ browserWSEndpoint: address.endpoint!, protocol: "webDriverBiDi" });
+    newTab = firefoxTabs(browser);
+    disconnect = () => browser.disconnect(); // ends the session: the next file starts its own
+  } else {
+    const { attach } = await import("webdriverio");
+    const { port, sessionId, opener } = address.webdriver!;
+    const wd = await attach({ sessionId, hostname: "127.0.0.1", port, capabilities: WEBKIT_CAPABILITIES });
+    newTab = webkitTabs(wd, opener);
+    // The session's current window must be one that stays open: the next file's attach asks for it.
+    disconnect = async () => void (await wd.switchToWindow(opener));
+  }
+  const opened: Tab[] = [];
+  return {
+    engine: address.engine,
+    profileDir: address.profileDir,
+    newTab: async () => {
+      const tab = await newTab();
+      opened.push(tab);
+      return tab;
+    },
+    kill: () => Promise.reject(new Error("a suite's browser is shared by its files: a test that kills one launches its own")),
+    async close() {
+      // A tab the test closed itself is already gone.
+      for (const tab of opened.splice(0)) await within("a tab to close", tab.close(), QUIT_BOUND_MS).catch(() => undefined);
+      await disconnect();
+    },
+  };
+}
+
+/**
+ * A browser of ENGINE on an on-disk profile for one test file: the suite's, connected, if the
+ * file runs under suite-browser.ts, else one launched for it. `release` lets go of the suite's
+ * (its tabs closed) or closes the launched one and removes its profile.
+ */
+export async function browserForFile(): Promise<{ browser: EngineBrowser; release(): Promise<void> }> {
+  const suite = suiteBrowserAddress();
+  const browser = suite ? await connectSuiteBrowser(suite) : await launchBrowser();
+  return { browser, release: () => (suite ? browser.close() : dispose(browser)) };
 }
 
 /** Closes a browser and removes its profile folder. */

@@ -1,7 +1,8 @@
 // Shared set-up for the browser suites: a static server for www/ on 127.0.0.1 (a secure
 // context, as service workers and Web Locks need), a browser of this run's engine (engines.ts)
-// per test file, and Playwright's Chromium for the suites that need CDP or its input.
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+// for each test file (the suite's own if it runs under suite-browser.ts), and Playwright's
+// Chromium for the suites that need CDP or its input.
+import { appendFileSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,12 +12,14 @@ import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import {
+  browserForFile,
   CHROMIUM_ARGS,
   DRIVEN_PAGE_SCRIPT,
-  dispose,
   ENGINE,
+  ENGINES,
   type EngineBrowser,
   launchBrowser,
+  suiteBrowserAddress,
   type Tab,
   within,
 } from "./engines.js";
@@ -110,8 +113,7 @@ export async function serveWww(root = WWW): Promise<StaticServer> {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     }
   });
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnNewOrigin(server);
   return {
     origin: `http://127.0.0.1:${port}`,
     files,
@@ -124,6 +126,33 @@ export async function serveWww(root = WWW): Promise<StaticServer> {
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Listens on 127.0.0.1: on any free port, or, under a suite's shared browser, on a port no
+ * server of the suite had before, so that the shared profile has seen nothing of the origin (no
+ * storage, no service worker of an earlier file). Those are taken in turn from a range of the
+ * engine's own below the ports the system hands out (32768 and up: tools' servers there stay apart).
+ */
+async function listenOnNewOrigin(server: Server): Promise<number> {
+  const suite = suiteBrowserAddress();
+  const first = 20_000 + 4_000 * ENGINES.indexOf(ENGINE);
+  for (;;) {
+    let port = 0;
+    if (suite) {
+      appendFileSync(suite.ports, "."); // one test file runs at a time: the length is this server's number
+      port = first + statSync(suite.ports).size;
+      if (port >= first + 4_000) throw new Error(`the suite has used every port of ${first} to ${port - 1}`);
+    }
+    const listened = await new Promise<Error | undefined>((done) => {
+      server.once("error", done).listen(port, "127.0.0.1", () => {
+        server.off("error", done);
+        done(undefined);
+      });
+    });
+    if (!listened) return (server.address() as AddressInfo).port;
+    if (!suite || (listened as NodeJS.ErrnoException).code !== "EADDRINUSE") throw listened;
+  }
 }
 
 export async function launchChromium(): Promise<Browser> {
@@ -161,7 +190,7 @@ export function useChromiumProfile(): ChromiumProfileEnv {
   let dispose: (() => Promise<void>) | undefined;
   before(async () => {
     env.server = await serveWww();
-    const browser = await persistentContext();
+    const browser = await chromiumForFile();
     env.context = browser.context;
     dispose = () => browser.dispose();
   });
@@ -190,13 +219,14 @@ export interface ProfileEnv {
  */
 export function useProfile(setup?: (env: ProfileEnv) => Promise<void>): ProfileEnv {
   const env = {} as ProfileEnv;
+  let release: (() => Promise<void>) | undefined;
   before(async () => {
     env.server = await serveWww();
-    env.browser = await launchBrowser();
+    ({ browser: env.browser, release } = await browserForFile());
     await setup?.(env);
   });
   after(async () => {
-    if (env.browser) await dispose(env.browser);
+    await release?.();
     await env.server?.close();
   });
   return env;
@@ -263,6 +293,27 @@ export async function persistentContext(
     async dispose() {
       await context.close();
       rmSync(profileDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Chromium for a Chromium-only file that needs no profile of its own: the suite's browser's
+ * default context if the file runs under suite-browser.ts (`dispose` closes the pages the file
+ * opened and lets go), else persistentContext().
+ */
+export async function chromiumForFile(): Promise<{ context: BrowserContext; dispose(): Promise<void> }> {
+  const suite = suiteBrowserAddress();
+  if (suite?.engine !== "chromium") return persistentContext();
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.connectOverCDP(suite.endpoint!);
+  const context = browser.contexts()[0]!;
+  const earlier = new Set(context.pages());
+  return {
+    context,
+    async dispose() {
+      for (const page of context.pages()) if (!earlier.has(page)) await page.close();
+      await browser.close(); // a browser connected over CDP is left running
     },
   };
 }

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { after, before, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
-import { newTab, openTab, persistentContext, type StaticServer, serveWww } from "./harness.js";
+import { chromiumForFile, newTab, openTab, type StaticServer, serveWww } from "./harness.js";
 
 const TESTS = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const DOCUMENTS = ["README.md", ...readdirSync(join(TESTS, "../docs")).map((f) => `docs/${f}`)].map((file) => ({
@@ -50,9 +50,9 @@ const only = (where: string) => {
 const bundled = (code: string) =>
   buildSync({ stdin: { contents: code, resolveDir: TESTS }, bundle: true, format: "esm", write: false }).outputFiles[0]!.text;
 
-let browser: Awaited<ReturnType<typeof persistentContext>>;
+let browser: Awaited<ReturnType<typeof chromiumForFile>>;
 before(async () => {
-  browser = await persistentContext();
+  browser = await chromiumForFile();
 });
 after(async () => {
   await browser?.dispose();
