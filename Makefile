@@ -174,14 +174,18 @@ demo: www/attrmap/dist/index.js
 # (the two cores stay busy throughout; more at once, or Chromium's suite split in two, measured
 # slower). The longest go first; each suite's output is printed whole when it ends (--output-sync), with its
 # time, and the times are listed again at the end (build/suite-times: suite, seconds from the
-# start of make test to its start, its own seconds, and its CPU seconds).
+# start of make test to its start, its own seconds, and its CPU seconds), with the time a fixed
+# piece of CPU work took at the start and at the end (this machine's speed varies between runs).
 SUITES := test-browser-chromium test-browser-firefox test-browser-webkit test-node test-rust-all
 SUITE_TIMES := $(CURDIR)/build/suite-times
 test:
 	@mkdir -p build && date +%s > build/suites-started && rm -f $(SUITE_TIMES)
+	@node scripts/cpu-speed.mjs > build/cpu-speed
 	$(MAKE) --no-print-directory -j2 --output-sync=target lint test-vectors $(MODULES)
 	$(MAKE) --no-print-directory -j3 --output-sync=target $(SUITES)
 	@echo "suites (started at s, took s, CPU s; three at a time):" && sort -k2 -n $(SUITE_TIMES)
+	@echo "a fixed piece of CPU work (scripts/cpu-speed.mjs) took $$(cat build/cpu-speed) ms at the start," \
+	  "$$(node scripts/cpu-speed.mjs) ms at the end"
 	@echo "make test: every suite passed"
 
 # A suite's commands, timed into SUITE_TIMES: its start, its wall time, and the CPU time (user

@@ -735,19 +735,25 @@ async function connectSuiteBrowser(address: SuiteBrowserAddress): Promise<Engine
     // The session's current window must be one that stays open: the next file's attach asks for it.
     disconnect = async () => void (await wd.switchToWindow(opener));
   }
-  const opened: Tab[] = [];
+  const open = new Set<Tab>();
   return {
     engine: address.engine,
     profileDir: address.profileDir,
     newTab: async () => {
       const tab = await newTab();
-      opened.push(tab);
-      return tab;
+      open.add(tab);
+      const close = tab.close;
+      return Object.assign(tab, {
+        close: () => {
+          open.delete(tab);
+          return close();
+        },
+      });
     },
     kill: () => Promise.reject(new Error("a suite's browser is shared by its files: a test that kills one launches its own")),
     async close() {
-      // A tab the test closed itself is already gone.
-      for (const tab of opened.splice(0)) await within("a tab to close", tab.close(), QUIT_BOUND_MS).catch(() => undefined);
+      // A tab that closed itself (window.close() in the page) is already gone.
+      for (const tab of open) await within("a tab to close", tab.close(), QUIT_BOUND_MS).catch(() => undefined);
       await disconnect();
     },
   };
