@@ -4,7 +4,7 @@
 import { call, routes } from "./api.js";
 import { CURRENT } from "./attrmap/dist/browser/index.js";
 import { fetchCall, httpAndLibrary, js, libraryCall } from "./code.js";
-import { $, clearOnInvalid, describeError, failure, result, row, text } from "./dom.js";
+import { $, clearOnInvalid, describeError, failure, oneAtATime, result, row, text } from "./dom.js";
 
 let archive; // the library's view of the same log, for what HTTP does not answer (which page is newer)
 let shown = { pageToken: CURRENT, newest: undefined, next: "" };
@@ -72,10 +72,13 @@ async function register(event) {
   );
 }
 
-/** Re-reads the newest page when it is the one shown (after a change elsewhere). */
-export async function refreshCurrent() {
+/**
+ * Re-reads the newest page when it is the one shown (after a change elsewhere); calls while one
+ * runs are folded into one more run, so the page shown last is the newest.
+ */
+export const refreshCurrent = oneAtATime(async () => {
   if (shown.pageToken === CURRENT) await showPage(CURRENT);
-}
+});
 
 /** Runs one change of the log with the library (the HTTP API has none), then shows the newest page. */
 async function changeLog(run, lines) {

@@ -57,3 +57,29 @@ const STATUS_TEXT = {
 export function clearOnInvalid(form, resultId) {
   form.addEventListener("invalid", () => clearResult(resultId), true);
 }
+
+/**
+ * `work` one run at a time: a call while it runs is folded into one more run after it (with the
+ * latest call's arguments), so a burst of changes redraws twice, not once per change, and the
+ * last run reads what the burst left (runs started at once could end in any order).
+ */
+export function oneAtATime(work) {
+  let running;
+  let again;
+  return (...args) => {
+    again = args;
+    running ??= (async () => {
+      try {
+        for (;;) {
+          const now = again;
+          again = undefined;
+          await work(...now);
+          if (!again) return; // with `running` cleared in the same step: no call can fall between
+        }
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  };
+}

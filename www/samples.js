@@ -2,7 +2,7 @@
 // endpoint), with progress, and a view of how full the partitions and chunks are.
 import { emailPartition, partitionName } from "./attrmap/dist/browser/index.js";
 import { libraryCall } from "./code.js";
-import { $, clearOnInvalid, clearResult, describeError, result, text } from "./dom.js";
+import { $, clearOnInvalid, clearResult, describeError, oneAtATime, result, text } from "./dom.js";
 
 const MAX_SAMPLES = 200_000;
 /** Records per transaction: whole partitions are kept together, so each is written once. */
@@ -143,43 +143,31 @@ function drawChart(sizes) {
   ctx.fillText(String(sizes.length - 1), left + width, canvas.height - 8);
 }
 
-let drawing;
-let again = false;
 /** Reads the partitions and the log, then draws; calls while one runs are folded into one more run. */
-export async function showFill(store) {
-  if (drawing) {
-    again = true;
-    return drawing;
-  }
-  drawing = (async () => {
-    do {
-      again = false;
-      // Read everything first, then draw, so the view never shows half an update.
-      const directory = await store.customerDirectory();
-      const archive = await store.subscriberArchive();
-      const [stored, stats] = await Promise.all([directory.map.partitionSizes(), archive.log.stats()]);
-      const count = directory.map.partitionCount;
-      const sizes = Array.from({ length: count }, (_, i) => stored.get(partitionName(i, count)) ?? 0);
-      const total = sizes.reduce((a, b) => a + b, 0);
-      drawChart(sizes);
-      const summary =
-        total === 0
-          ? `No profiles yet: the ${count} partitions are empty.`
-          : `${total} profiles in ${stored.size} of ${count} partitions: ` +
-            `${Math.min(...sizes)} to ${Math.max(...sizes)} per partition, ${(total / count).toFixed(1)} on average.`;
-      text("fill-partitions", summary);
-      $("fill-chart").setAttribute("aria-label", `Profiles per partition. ${summary}`);
-      text(
-        "fill-chunks",
-        `${stats.records} subscribers: ${stats.archivedChunks} archived chunks ` +
-          `and ${stats.currentRecords} of ${stats.chunkSize} in the current chunk.`,
-      );
-      $("fill-current").max = stats.chunkSize;
-      $("fill-current").value = stats.currentRecords;
-    } while (again);
-  })().finally(() => (drawing = undefined));
-  return drawing;
-}
+export const showFill = oneAtATime(async (store) => {
+  // Read everything first, then draw, so the view never shows half an update.
+  const directory = await store.customerDirectory();
+  const archive = await store.subscriberArchive();
+  const [stored, stats] = await Promise.all([directory.map.partitionSizes(), archive.log.stats()]);
+  const count = directory.map.partitionCount;
+  const sizes = Array.from({ length: count }, (_, i) => stored.get(partitionName(i, count)) ?? 0);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  drawChart(sizes);
+  const summary =
+    total === 0
+      ? `No profiles yet: the ${count} partitions are empty.`
+      : `${total} profiles in ${stored.size} of ${count} partitions: ` +
+        `${Math.min(...sizes)} to ${Math.max(...sizes)} per partition, ${(total / count).toFixed(1)} on average.`;
+  text("fill-partitions", summary);
+  $("fill-chart").setAttribute("aria-label", `Profiles per partition. ${summary}`);
+  text(
+    "fill-chunks",
+    `${stats.records} subscribers: ${stats.archivedChunks} archived chunks ` +
+      `and ${stats.currentRecords} of ${stats.chunkSize} in the current chunk.`,
+  );
+  $("fill-current").max = stats.chunkSize;
+  $("fill-current").value = stats.currentRecords;
+});
 
 async function resize(store) {
   const directory = await store.customerDirectory();
