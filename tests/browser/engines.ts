@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 // Each engine's driver library is imported where that engine is launched: a test process runs
 // one engine, and loading all three cost 1.1 s at the start of every browser test file.
-import type { Page as PlaywrightPage } from "playwright-core";
+import type { BrowserContext, Page as PlaywrightPage } from "playwright-core";
 import type { Browser as PuppeteerBrowser, Page as PuppeteerPage } from "puppeteer-core";
 
 export type EngineName = "chromium" | "firefox" | "webkit";
@@ -87,14 +87,7 @@ export function launchBrowser(
   options: LaunchOptions = {},
 ): Promise<EngineBrowser> {
   if (engine === "webkit" && options.keepData) return launchDrivenWebKit(profileDir);
-  if (engine === "firefox") {
-    if (!existsSync(profileDir) || readdirSync(profileDir).length === 0)
-      return startedFirefoxProfile().then((started) => {
-        cpSync(started, profileDir, { recursive: true });
-        return launchFirefox(profileDir, options.firefoxPrefs);
-      });
-    return launchFirefox(profileDir, options.firefoxPrefs);
-  }
+  if (engine === "firefox") return firefoxProfile(profileDir).then((dir) => launchFirefox(dir, options.firefoxPrefs));
   return { chromium: launchChromium, webkit: launchWebKit }[engine](profileDir);
 }
 
@@ -193,17 +186,22 @@ async function startChromium(profileDir: string): Promise<{ proc: ChildProcess; 
   return { proc, endpoint };
 }
 
-/** Playwright connected to the Chromium at `endpoint`: tabs in its (on-disk) default context. */
-async function chromiumTabs(endpoint: string): Promise<{ newTab(): Promise<Tab>; disconnect(): Promise<void> }> {
+/** Playwright connected to the Chromium at `endpoint`: its (on-disk) default context. */
+export async function connectChromium(endpoint: string): Promise<{ context: BrowserContext; disconnect(): Promise<void> }> {
   const { chromium } = await import("playwright-core");
   const browser = await chromium.connectOverCDP(endpoint);
-  const context = browser.contexts()[0]!;
+  return { context: browser.contexts()[0]!, disconnect: () => browser.close() }; // a browser connected over CDP is left running
+}
+
+/** Tabs of the Chromium at `endpoint`. */
+async function chromiumTabs(endpoint: string): Promise<{ newTab(): Promise<Tab>; disconnect(): Promise<void> }> {
+  const { context, disconnect } = await connectChromium(endpoint);
   const newTab = async () => {
     const page = await context.newPage();
     await page.addInitScript(DEFINE_NAME);
     return playwrightTab(page);
   };
-  return { newTab, disconnect: () => browser.close() }; // a browser connected over CDP is left running
+  return { newTab, disconnect };
 }
 
 async function launchChromium(profileDir: string): Promise<EngineBrowser> {
@@ -231,6 +229,13 @@ export function playwrightTab(page: PlaywrightPage): Tab {
 // ---- Firefox: puppeteer-core over WebDriver BiDi ---------------------------------------
 
 let firefoxTemplate: Promise<string> | undefined;
+
+/** `profileDir`, made a copy of the started profile first if it is new or empty (see startedFirefoxProfile). */
+async function firefoxProfile(profileDir: string): Promise<string> {
+  if (!existsSync(profileDir) || readdirSync(profileDir).length === 0)
+    cpSync(await startedFirefoxProfile(), profileDir, { recursive: true });
+  return profileDir;
+}
 
 /**
  * A Firefox profile that has started once, shared by every test process on the machine (one per
@@ -685,8 +690,7 @@ export async function startSuiteBrowser(engine: EngineName): Promise<{ address: 
     proc = started.proc;
     address = { ...base, endpoint: started.endpoint };
   } else if (engine === "firefox") {
-    cpSync(await startedFirefoxProfile(), base.profileDir, { recursive: true });
-    const browser = await startFirefox(base.profileDir);
+    const browser = await startFirefox(await firefoxProfile(base.profileDir));
     proc = browser.process()!;
     address = { ...base, endpoint: browser.wsEndpoint() };
     await browser.disconnect(); // Firefox has one WebDriver BiDi session at a time: the files' own

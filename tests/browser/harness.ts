@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import {
   browserForFile,
   CHROMIUM_ARGS,
+  connectChromium,
   DRIVEN_PAGE_SCRIPT,
   ENGINE,
   ENGINES,
@@ -305,15 +306,13 @@ export async function persistentContext(
 export async function chromiumForFile(): Promise<{ context: BrowserContext; dispose(): Promise<void> }> {
   const suite = suiteBrowserAddress();
   if (suite?.engine !== "chromium") return persistentContext();
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.connectOverCDP(suite.endpoint!);
-  const context = browser.contexts()[0]!;
+  const { context, disconnect } = await connectChromium(suite.endpoint!);
   const earlier = new Set(context.pages());
   return {
     context,
     async dispose() {
       for (const page of context.pages()) if (!earlier.has(page)) await page.close();
-      await browser.close(); // a browser connected over CDP is left running
+      await disconnect();
     },
   };
 }
