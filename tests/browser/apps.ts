@@ -3,11 +3,11 @@
 // dev server, real production builds (Vite, esbuild, webpack, Rollup) served as static files.
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
-import { persistentContext, type StaticServer, serveWww, within } from "./harness.js";
+import type { BrowserContext } from "playwright-core";
+import { newOriginPort, type StaticServer, serveWww, useChromium, within } from "./harness.js";
 
 export const TESTS = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const APPS = join(TESTS, ".apps");
@@ -101,25 +101,16 @@ export async function toolServer(
 /** Vite's dev server line that gives its origin. */
 export const VITE_READY = /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/;
 
-/** A Vite dev server of `major` over `dir` on 127.0.0.1, started and ready. */
-export function viteDev(dir: string, major: 7 | 8): Promise<ToolServer> {
-  const args = [viteCli(major), "--host", "127.0.0.1", "--port", "0", "--strictPort"];
+/** A Vite dev server of `major` over `dir` on 127.0.0.1 (a new origin), started and ready. */
+export async function viteDev(dir: string, major: 7 | 8): Promise<ToolServer> {
+  const args = [viteCli(major), "--host", "127.0.0.1", "--port", `${await newOriginPort()}`, "--strictPort"];
   return toolServer(`vite ${major} dev server`, args, dir, VITE_READY);
-}
-
-/** A TCP port free on 127.0.0.1 now (for servers that cannot be told to pick one). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((ok) => server.close(ok));
-  return port;
 }
 
 export interface BuiltApp {
   server: StaticServer;
-  /** Chromium with an on-disk profile (two pages are two tabs). */
-  browser: Awaited<ReturnType<typeof persistentContext>>;
+  /** Chromium with an on-disk profile (two pages are two tabs): useChromium(). */
+  browser: { context: BrowserContext };
 }
 
 /**
@@ -135,17 +126,15 @@ export const viteBuild =
 
 /**
  * For the calling test file: builds `app` (by default `viteBuild()`) into its dist/, serves
- * that and opens a Chromium profile; all undone, and the folder removed, after its tests.
+ * that and opens Chromium (useChromium); all undone, and the folder removed, after its tests.
  */
 export function useBuiltApp(app: { dir: string; remove(): void }, build = viteBuild()): BuiltApp {
-  const built = {} as BuiltApp;
+  const built = { browser: useChromium() } as BuiltApp;
   before(async () => {
     await build(app.dir);
     built.server = await serveWww(join(app.dir, "dist"));
-    built.browser = await persistentContext();
   });
   after(async () => {
-    await built.browser?.dispose();
     await built.server?.close();
     app.remove();
   });

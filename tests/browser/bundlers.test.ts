@@ -12,7 +12,7 @@ import * as esbuild from "esbuild";
 import { rollup } from "rollup";
 import webpack from "webpack";
 import { appFolder, run, TESTS, viteCli, viteDev } from "./apps.js";
-import { newTab, persistentContext, serveWww, until } from "./harness.js";
+import { newTab, serveWww, until, useChromium } from "./harness.js";
 
 const README = readFileSync(join(TESTS, "../README.md"), "utf8");
 const QUICK_START = /## Quick start\n[\s\S]*?```js\n([\s\S]*?)```/.exec(README)![1]!;
@@ -52,6 +52,7 @@ const apps = {
 after(() => {
   for (const app of Object.values(apps)) app.remove();
 });
+const browser = useChromium();
 
 type Visit = {
   alice: Record<string, string>;
@@ -63,9 +64,8 @@ type Visit = {
 
 /** What a page of the app did at `origin`: Alice as read back, page errors, and the wasm-related responses. */
 async function visit(origin: string): Promise<Visit> {
-  const browser = await persistentContext();
+  const tab = await newTab(browser.context);
   try {
-    const tab = await newTab(browser.context);
     const wasm: string[] = [];
     tab.on("response", (r) => {
       if (/\.wasm|inline/.test(r.url()))
@@ -81,7 +81,7 @@ async function visit(origin: string): Promise<Visit> {
     ];
     return { alice, imported, chunkSize, errors: tab.errors, wasm };
   } finally {
-    await browser.dispose();
+    await tab.close();
   }
 }
 

@@ -5,11 +5,11 @@
 // Expected partitions come from the independent implementation in tests/shared/reference.ts.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, type TestContext, test } from "node:test";
+import { type TestContext, test } from "node:test";
 import type { Page } from "playwright-core";
 import { refPartition } from "../shared/reference.js";
 import "./page-types.js";
-import { chromiumForFile, openTab, screenshot, serveWww, until } from "./harness.js";
+import { openTab, screenshot, serveWww, until, useChromium } from "./harness.js";
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -18,13 +18,7 @@ const PHONE = { width: 390, height: 844 };
 // ask for a 4xx on purpose allow exactly those lines, and nothing else.
 const EXPECTED_4XX = /^console: Failed to load resource: the server responded with a status of 40[04] /;
 
-let browser: Awaited<ReturnType<typeof chromiumForFile>>;
-before(async () => {
-  browser = await chromiumForFile();
-});
-after(async () => {
-  await browser?.dispose();
-});
+const browser = useChromium();
 
 /** The demo on a new origin (a server of its own): storage no other test has touched. */
 async function openDemo(t: TestContext, viewport = DESKTOP) {

@@ -8,14 +8,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { appFolder, bin, freePort, run, TESTS, type ToolServer, toolServer, VITE_READY, viteCli } from "./apps.js";
-import { newTab, persistentContext } from "./harness.js";
+import { appFolder, bin, run, TESTS, type ToolServer, toolServer, VITE_READY, viteCli } from "./apps.js";
+import { newOriginPort, newTab, useChromium } from "./harness.js";
 
 const README = readFileSync(join(TESTS, "../README.md"), "utf8");
 const REACT = /\*\*React\*\*[\s\S]*?```tsx\n([\s\S]*?)```/.exec(README)![1]!;
 const SVELTE = /\*\*Svelte\*\*[\s\S]*?```svelte\n([\s\S]*?)```/.exec(README)![1]!;
 const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>';
 const NO_TELEMETRY = { NEXT_TELEMETRY_DISABLED: "1" };
+const browser = useChromium();
 
 /** GETs each path of `origin`: its status and body. */
 async function pages(origin: string, paths: string[]): Promise<Array<[string, number, string]>> {
@@ -38,9 +39,8 @@ async function liveAcrossTabs(
   write: string,
   [shown, expected]: [selector: string, text: string],
 ): Promise<void> {
-  const browser = await persistentContext();
+  const [first, second] = [await newTab(browser.context), await newTab(browser.context)];
   try {
-    const [first, second] = [await newTab(browser.context), await newTab(browser.context)];
     const wasm: string[] = [];
     first.on("response", (r) => {
       if (/attrmap(_bg)?[.-]?[\w.-]*\.wasm|inline/.test(r.url())) wasm.push(`${r.status()} ${r.headers()["content-type"]}`);
@@ -59,7 +59,7 @@ async function liveAcrossTabs(
     // The store's module came as its file, streamed (not the inlined fallback).
     assert.deepEqual(wasm, ["200 application/wasm"]);
   } finally {
-    await browser.dispose();
+    await Promise.all([first.close(), second.close()]);
   }
 }
 
@@ -99,7 +99,7 @@ export default function Page() {
     assert.doesNotMatch(webpackBuild, ours, webpackBuild);
     const build = await run(bin("next"), ["build"], app.dir, NO_TELEMETRY);
     assert.doesNotMatch(build, ours, build);
-    const port = await freePort();
+    const port = await newOriginPort();
     server = await toolServer("next start", [bin("next"), "start", "-H", "127.0.0.1", "-p", `${port}`], app.dir, /Ready in/, {
       env: NO_TELEMETRY,
       origin: `http://127.0.0.1:${port}`,
@@ -156,14 +156,14 @@ test("SvelteKit 2 with SSR: the README's Svelte example renders on the server an
   try {
     server = await toolServer(
       "SvelteKit's dev server",
-      [viteCli(8), "dev", "--host", "127.0.0.1", "--port", "0"],
+      [viteCli(8), "dev", "--host", "127.0.0.1", "--port", `${await newOriginPort()}`, "--strictPort"],
       app.dir,
       VITE_READY,
     );
     await kitWorks(server.origin);
     await server.close();
     await run(process.execPath, [viteCli(8), "build", "--logLevel", "warn"], app.dir);
-    const port = await freePort();
+    const port = await newOriginPort();
     server = await toolServer("the built SvelteKit app", ["build/index.js"], app.dir, /Listening on/, {
       env: { HOST: "127.0.0.1", PORT: `${port}` },
       origin: `http://127.0.0.1:${port}`,

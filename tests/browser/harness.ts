@@ -133,7 +133,7 @@ export async function serveWww(root = WWW): Promise<StaticServer> {
  * Listens on 127.0.0.1: on any free port, or, under a suite's shared browser, on a port no
  * server of the suite had before, so that the shared profile has seen nothing of the origin (no
  * storage, no service worker of an earlier file). Those are taken in turn from a range of the
- * engine's own below the ports the system hands out (32768 and up: tools' servers there stay apart).
+ * engine's own below the ports the system hands out (32768 and up).
  */
 async function listenOnNewOrigin(server: Server): Promise<number> {
   const suite = suiteBrowserAddress();
@@ -154,6 +154,14 @@ async function listenOnNewOrigin(server: Server): Promise<number> {
     if (!listened) return (server.address() as AddressInfo).port;
     if (!suite || (listened as NodeJS.ErrnoException).code !== "EADDRINUSE") throw listened;
   }
+}
+
+/** A port for a tool's server that is told its port (a dev server, a framework's): a new origin, free now. */
+export async function newOriginPort(): Promise<number> {
+  const server = createServer();
+  const port = await listenOnNewOrigin(server);
+  await new Promise((closed) => server.close(closed));
+  return port;
 }
 
 export async function launchChromium(): Promise<Browser> {
@@ -185,18 +193,28 @@ export interface ChromiumProfileEnv {
   context: BrowserContext;
 }
 
-/** For the Chromium-only suites (they use CDP): one server and one Chromium profile for the calling file. */
-export function useChromiumProfile(): ChromiumProfileEnv {
-  const env = {} as ChromiumProfileEnv;
+/** Chromium for the calling file (chromiumForFile), from before its first test to after its last. */
+export function useChromium(): { context: BrowserContext } {
+  const env = {} as { context: BrowserContext };
   let dispose: (() => Promise<void>) | undefined;
   before(async () => {
-    env.server = await serveWww();
     const browser = await chromiumForFile();
     env.context = browser.context;
     dispose = () => browser.dispose();
   });
   after(async () => {
     await dispose?.();
+  });
+  return env;
+}
+
+/** For the Chromium-only suites (they use CDP): one server and one Chromium profile for the calling file. */
+export function useChromiumProfile(): ChromiumProfileEnv {
+  const env = useChromium() as ChromiumProfileEnv;
+  before(async () => {
+    env.server = await serveWww();
+  });
+  after(async () => {
     await env.server?.close();
   });
   return env;

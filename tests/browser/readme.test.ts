@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { after, before, type TestContext, test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
-import { chromiumForFile, newTab, openTab, type StaticServer, serveWww } from "./harness.js";
+import { newTab, openTab, type StaticServer, serveWww, useChromium } from "./harness.js";
 
 const TESTS = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const DOCUMENTS = ["README.md", ...readdirSync(join(TESTS, "../docs")).map((f) => `docs/${f}`)].map((file) => ({
@@ -50,13 +50,7 @@ const only = (where: string) => {
 const bundled = (code: string) =>
   buildSync({ stdin: { contents: code, resolveDir: TESTS }, bundle: true, format: "esm", write: false }).outputFiles[0]!.text;
 
-let browser: Awaited<ReturnType<typeof chromiumForFile>>;
-before(async () => {
-  browser = await chromiumForFile();
-});
-after(async () => {
-  await browser?.dispose();
-});
+const browser = useChromium();
 
 /** A server of www/ on a new port: an origin of its own, whose storage no other test has touched. */
 async function ownOrigin(t: TestContext): Promise<StaticServer> {
