@@ -4,8 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tokenVectors } from "../vectors.js";
 import "./page-types.js";
-import { dispose, launchBrowser } from "./engines.js";
-import { holdLock, openPage, type Tab, useProfile } from "./harness.js";
+import { holdLock, openPage, serveWww, type Tab, useProfile } from "./harness.js";
 
 const HASH = "/patterns/hash-partitioned-attribute-map";
 const CHUNKED = "/patterns/sequentially-chunked-attribute-map";
@@ -202,10 +201,10 @@ test("HEAD on a GET endpoint answers as GET without a body; a huge page token is
 });
 
 test("the service worker forgets a failed open: once the cause is gone, the next request succeeds", async (t) => {
-  // A profile of its own: the database is made unusable before the service worker opens it.
-  const own = await launchBrowser();
-  t.after(() => dispose(own));
-  const tab = await openPage(own, env.server.origin);
+  // An origin of its own: the database is made unusable before the service worker opens it.
+  const server = await serveWww();
+  t.after(() => server.close());
+  const tab = await openPage(env.browser, server.origin);
   // Another program holds "attrmap" at a schema version this library does not know.
   await tab.evaluate(
     () =>
