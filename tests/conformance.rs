@@ -7,6 +7,7 @@ use attrmap::{
     Segments,
 };
 use serde_json::Value;
+#[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const FNV: &str = include_str!("conformance/fnv1a32.json");
@@ -59,7 +60,7 @@ fn email_input(case: &Value) -> String {
     String::from_utf8(repeat(&case["inputRepeat"], "", text_bytes)).unwrap()
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn fnv_vectors() {
     let all = cases(FNV, "cases");
@@ -73,7 +74,7 @@ fn fnv_vectors() {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn email_vectors() {
     let all = cases(EMAIL, "cases");
@@ -97,7 +98,7 @@ fn email_vectors() {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn page_token_vectors() {
     let all = cases(TOKENS, "cases");
@@ -111,7 +112,7 @@ fn page_token_vectors() {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn archive_token_vectors() {
     let all = cases(TOKENS, "archiveTokenCases");
@@ -126,7 +127,7 @@ fn archive_token_vectors() {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn not_found_vectors() {
     for case in cases(TOKENS, "notFoundCases") {
@@ -135,7 +136,7 @@ fn not_found_vectors() {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn formatting_vectors() {
     let names = cases(FORMATTING, "partitionNameCases");
@@ -159,7 +160,7 @@ fn segments(case: &Value) -> Segments {
     Segments::new(list.collect()).unwrap()
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn segmented_token_vectors() {
     let all = cases(SEGMENTED, "cases");
@@ -172,7 +173,7 @@ fn segmented_token_vectors() {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn segmented_page_vectors() {
     let all = cases(SEGMENTED, "pageCases");
@@ -191,7 +192,7 @@ fn segmented_page_vectors() {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn key_partition_vectors() {
     let all = cases(PARTITION, "cases");
@@ -212,7 +213,7 @@ fn key_partition_vectors() {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn index_partition_vectors() {
     let all = cases(INDEX, "cases");
@@ -241,7 +242,7 @@ fn log_state(case: &Value) -> LogState {
     }
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn append_plan_vectors() {
     let all = cases(APPEND, "cases");
@@ -278,7 +279,7 @@ macro_rules! export_files {
 
 const EXPORT_INDEX: &str = include_str!("conformance/export.json");
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn export_files_are_accepted_or_refused_at_their_line_for_their_reason() {
     let files = export_files![
