@@ -6,7 +6,6 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext } from "playwright-core";
 import { newOriginPort, type StaticServer, serveWww, useChromium, within } from "./harness.js";
 
 export const TESTS = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -109,8 +108,8 @@ export async function viteDev(dir: string, major: 7 | 8): Promise<ToolServer> {
 
 export interface BuiltApp {
   server: StaticServer;
-  /** Chromium with an on-disk profile (two pages are two tabs): useChromium(). */
-  browser: { context: BrowserContext };
+  /** Chromium with an on-disk profile (two pages are two tabs). */
+  browser: ReturnType<typeof useChromium>;
 }
 
 /**

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { appFolder, bin, run, TESTS, type ToolServer, toolServer, VITE_READY, viteCli } from "./apps.js";
+import { appFolder, bin, run, TESTS, type ToolServer, toolServer, viteCli, viteDev } from "./apps.js";
 import { newOriginPort, newTab, useChromium } from "./harness.js";
 
 const README = readFileSync(join(TESTS, "../README.md"), "utf8");
@@ -154,12 +154,7 @@ test("SvelteKit 2 with SSR: the README's Svelte example renders on the server an
   const app = kitApp();
   let server: ToolServer | undefined;
   try {
-    server = await toolServer(
-      "SvelteKit's dev server",
-      [viteCli(8), "dev", "--host", "127.0.0.1", "--port", `${await newOriginPort()}`, "--strictPort"],
-      app.dir,
-      VITE_READY,
-    );
+    server = await viteDev(app.dir, 8); // SvelteKit's dev server: Vite's, with the plugin of vite.config.js
     await kitWorks(server.origin);
     await server.close();
     await run(process.execPath, [viteCli(8), "build", "--logLevel", "warn"], app.dir);
