@@ -12,7 +12,7 @@ export type { EntryKey, Key, KeyBounds, Owner } from "./idb/keys.js";
 export type { CreateIndexOptions, IndexBuildProgress, IndexDefinition, IndexSpec, KeyPath } from "./indexes/definition.js";
 export type { BetweenOptions, Query, QueryLimit, QueryPage, QueryPageOptions } from "./indexes/query.js";
 export type { IndexElement, IndexValue } from "./indexes/values.js";
-export type { Change, EntryChanges } from "./live/changes.js";
+export type { Change, EntryChanges, MapChange } from "./live/changes.js";
 export { watchChanges } from "./live/changes.js";
 export type { LiveQuery, LiveQueryObserver, Subscription } from "./live/live-query.js";
 export type { ChunkedLogOptions, LogPage, LogStats, LogWindow, LogWindowOptions, RecordsOptions } from "./maps/chunked-log.js";

@@ -271,6 +271,15 @@ test("change notifications: writes arrive by name; layout-only and failed writes
       { database: db, map: 5, instances: [] },
       { database: "other", map: "m", instances: [] },
       { database: db, map: "m", instances: [1] },
+      {
+        database: db,
+        map: "m",
+        instances: [],
+        maps: [
+          { map: "m", instances: [] },
+          { map: 5, instances: [] },
+        ],
+      },
     ])
       channel.postMessage(junk);
     channel.close();
@@ -283,7 +292,7 @@ test("change notifications: writes arrive by name; layout-only and failed writes
   await waitFor("seen", 1);
   const first = await watcher.evaluate(() => (window as unknown as { seen: unknown[] }).seen);
   const partition = await writer.evaluate(() => window.attrmap.keyPartition("k", 4).partitionName);
-  assert.deepEqual(first, [{ database: db, map: "m", instances: [partition] }]);
+  assert.deepEqual(first, [{ database: db, map: "m", instances: [partition], maps: [{ map: "m", instances: [partition] }] }]);
   await watcher.evaluate(() => (window as unknown as { stop: () => void }).stop());
   await writer.evaluate(
     async (db) => (await window.attrmap.openAttrmap({ name: db }).partitionedMap<number>("m")).upsert("k", 2),

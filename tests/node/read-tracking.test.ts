@@ -22,6 +22,7 @@ type Store = {
   observed(observer: (map: string, scope: Scope) => void): Store;
   reading<T>(map: string, scope: Scope, doing: string, issue: (tx: IDBTransaction) => Promise<T>): Promise<T>;
   read(map: string, instances: readonly string[]): Promise<unknown>;
+  readMaps(reads: ReadonlyArray<{ map: string; instances: readonly string[] }>): Promise<unknown>;
   readNext(map: string, after: string | undefined, doing: string): Promise<unknown>;
   scan(map: string, doing: string, visit: () => unknown): Promise<unknown>;
   countRange(map: string, range: readonly [string, string], doing: string): Promise<number>;
@@ -58,6 +59,10 @@ test("every read method of the instance store tells the observer what it covers,
   await store.countRange("m", ["a", "z"], "counting");
   await store.openMap("m", "opening", () => ({ meta: undefined, result: undefined }));
   await readOne(store, "m", "c");
+  await store.readMaps([
+    { map: "m", instances: ["d"] },
+    { map: "log", instances: ["current"] },
+  ]);
   assert.deepEqual(seen, [
     ["m", ["a", "b"]],
     ["log", []],
@@ -66,11 +71,13 @@ test("every read method of the instance store tells the observer what it covers,
     ["m", "all"],
     ["m", "layout"],
     ["m", ["c"]],
+    ["m", ["d"]],
+    ["log", ["current"]],
   ]);
   // The store it was made from, and its writes, tell nothing.
   await base.read("m", ["a"]);
   await put(store, "m", "a", 1);
-  assert.equal(seen.length, 7);
+  assert.equal(seen.length, 9);
   base.close();
 });
 

@@ -108,5 +108,5 @@ export async function moveMaps(
     // One change record per map imported: the instances it replaced and those it wrote.
     await store.settled(tx, issued, [...changed], doing);
   });
-  for (const [map, names] of changed) store.announceChanged(map, names);
+  store.announceChanged([...changed].map(([map, instances]) => ({ map, instances })));
 }

@@ -14,10 +14,10 @@ import { type EntryKey, type KeyBounds, prefixRange } from "./keys.js";
 import { readBack, written } from "./read-back.js";
 import { attempt, request, settledBeforeCommit } from "./requests.js";
 import { ENTRIES, INSTANCES, MAPS } from "./schema.js";
-import { readOnly, runTransaction } from "./transaction.js";
+import { notWritten, readOnly, runTransaction } from "./transaction.js";
 
-/** What one readwrite transaction stores: instances to put, archives to add (never overwrite), to delete, the metadata. */
-export interface Writes<T> {
+/** What a write stores in one map: instances to put, archives to add (never overwrite), to delete, the metadata. */
+export interface MapWrites {
   put?: ReadonlyArray<readonly [instance: string, value: unknown]>;
   add?: ReadonlyArray<readonly [instance: string, value: unknown]>;
   delete?: readonly string[];
@@ -27,7 +27,16 @@ export interface Writes<T> {
   meta?: object | null;
   /** What the write does to the map's index entries. */
   entries?: EntryWrites | undefined;
-  result: T;
+}
+
+/** What a write of one map stores, and what it answers. */
+export type Writes<T> = MapWrites & { result: T };
+
+/** What a write reads of one map: its metadata, `instances`, and (see ReadAll) more of it. */
+export interface MapRead {
+  map: string;
+  instances: readonly string[];
+  all?: ReadAll;
 }
 
 /** What a read found: the map's raw metadata record and the raw values of the instances asked for. */
@@ -131,8 +140,8 @@ export class InstanceStore {
   /**
    * The one way a read reaches IndexedDB: tells the observer what it reads of `map`, then
    * makes the requests `issue` makes in one readonly transaction (kept open until they are done
-   * with `walk`, for a cursor that continues). Every read method goes through here, so a new
-   * one is observed too.
+   * with `walk`, for a cursor that continues). Every read method of one map goes through here,
+   * so a new one is observed too (readMaps, which reads several at once, tells it of each).
    */
   reading<T>(map: string, scope: ReadScope, doing: string, issue: (tx: IDBTransaction) => Promise<T>, walk = false): Promise<T> {
     this.observer?.(map, scope);
@@ -144,18 +153,34 @@ export class InstanceStore {
 
   /** Reads the metadata of `map` and `instances` of it in one readonly transaction, with no lock. */
   async read(map: string, instances: readonly string[]): Promise<Snapshot> {
+    return (await this.readMaps([{ map, instances }]))[0]!;
+  }
+
+  /**
+   * Reads, in one readonly transaction, the metadata and the instances each of `reads` names (for
+   * a transaction: the layouts its keys were placed under, and the instances it holds), with no lock.
+   */
+  async readMaps(reads: readonly MapRead[]): Promise<Snapshot[]> {
+    const [only] = reads;
     const doing =
-      instances.length === 1
-        ? `reading "${instances[0]}" of map "${map}"`
-        : `reading ${instances.length} instances of map "${map}"`;
-    const [meta, ...values] = await this.reading(map, instances, doing, (tx) => {
+      reads.length > 1
+        ? `reading ${reads.map((r) => `"${r.map}"`).join(", ")}`
+        : only!.instances.length === 1
+          ? `reading "${only!.instances[0]}" of map "${only!.map}"`
+          : `reading ${only!.instances.length} instances of map "${only!.map}"`;
+    for (const { map, instances } of reads) this.observer?.(map, instances);
+    const read = await readOnly(this.connection, doing, (tx) => {
       const store = tx.objectStore(INSTANCES);
-      return Promise.all([
-        request(tx.objectStore(MAPS).get(map), doing),
-        ...instances.map((i) => request(store.get([map, i]), doing)),
-      ]);
+      return Promise.all(
+        reads.map(({ map, instances }) =>
+          Promise.all([
+            request(tx.objectStore(MAPS).get(map), doing),
+            ...instances.map((i) => request(store.get([map, i]), doing)),
+          ]),
+        ),
+      );
     });
-    return { meta: this.own(meta), values: values.map(this.own) };
+    return read.map(([meta, ...values]) => ({ meta: this.own(meta), values: values.map(this.own) }));
   }
 
   /** How many instances `map` has. */
@@ -188,63 +213,115 @@ export class InstanceStore {
    * the writes, and stores them in the same readwrite transaction. `compute` may throw to
    * write nothing; its error is passed on.
    */
-  async write<T>(
+  write<T>(
     map: string,
     instances: readonly string[],
     doing: string,
     compute: (snapshot: Snapshot) => Writes<T>,
     all?: ReadAll,
   ): Promise<T> {
-    let before: Snapshot | undefined;
-    let planned: Writes<T> | undefined;
-    // The instances a range delete removed, as the transaction found them (none if it is in doubt).
-    let dropped: string[] = [];
+    return this.writeMaps([{ map, instances, all }], doing, ([snapshot]) => {
+      const writes = compute(snapshot!);
+      return { writes: [writes], result: writes.result };
+    });
+  }
+
+  /**
+   * One read-modify-write over several maps (a transaction's commit): reads what `reads` name
+   * of each, lets `compute` decide each map's writes (in the order of `reads`), and stores them
+   * all in one readwrite transaction, with one change record per map written and one
+   * announcement naming them all. `compute` may throw to write nothing; its error is passed on.
+   */
+  async writeMaps<T>(
+    reads: readonly MapRead[],
+    doing: string,
+    compute: (snapshots: Snapshot[]) => { writes: MapWrites[]; result: T },
+  ): Promise<T> {
+    let before: Snapshot[] = [];
+    let decided: { writes: MapWrites[]; result: T } | undefined;
+    // The instances each range delete removed, as the transaction found them (none if it is in doubt).
+    let dropped: string[][] = reads.map(() => []);
     const result = await this.transaction("readwrite", doing, async (tx) => {
-      const store = tx.objectStore(INSTANCES);
-      const maps = tx.objectStore(MAPS);
-      const walk = typeof all === "object" && "after" in all ? all : undefined;
-      const scope =
-        typeof all === "object" && "between" in all
-          ? this.instancesBetween(map, all.between)
-          : this.instancesOf(map, walk?.after);
-      const [meta, keys, everything, ...values] = await Promise.all([
-        request(maps.get(map), doing),
-        all ? request(store.getAllKeys(scope, walk?.limit), doing) : undefined,
-        all && all !== "keys" ? request(store.getAll(scope, walk?.limit), doing) : undefined,
-        ...instances.map((i) => request(store.get([map, i]), doing)),
-      ]);
-      const names = keys?.map(instanceOf);
-      before = { meta: this.own(meta), values: values.map(this.own), names, all: everything?.map(this.own) };
-      const writes = (planned = compute(before));
-      const indexed = writes.entries ? await storeEntries(tx, writes.entries, this.connection.keyRange, doing) : [];
-      const [ranged, issued] = attempt(doing, () => {
-        const issued: IDBRequest[] = [...indexed];
-        if (writes.meta === null) issued.push(maps.delete(map));
-        else if (writes.meta) issued.push(maps.put(writes.meta, map));
-        let inRange: IDBRequest<IDBValidKey[]> | undefined;
-        if (writes.deleteRange) {
-          const range = this.instancesBetween(map, writes.deleteRange);
-          inRange = store.getAllKeys(range); // requests run in order: the keys before they go
-          issued.push(store.delete(range));
-        }
-        for (const instance of writes.delete ?? []) issued.push(store.delete([map, instance]));
-        for (const [instance, value] of writes.put ?? []) issued.push(store.put(value, [map, instance]));
-        for (const [instance, value] of writes.add ?? []) issued.push(store.add(value, [map, instance]));
-        return [inRange, issued] as const;
-      });
-      dropped = ranged ? (await request(ranged, doing)).map(instanceOf) : [];
-      await this.settled(tx, issued, [[map, [...written(writes).keys(), ...dropped]]], doing);
-      return writes.result;
+      before = await Promise.all(reads.map((r) => this.readForWrite(tx, r, doing)));
+      decided = compute(before);
+      const planned = decided.writes;
+      const indexed: IDBRequest[] = [];
+      for (const w of planned)
+        if (w.entries) indexed.push(...(await storeEntries(tx, w.entries, this.connection.keyRange, doing)));
+      const issued: IDBRequest[] = [...indexed];
+      const ranged = planned.map((w, i) => attempt(doing, () => this.issue(tx, reads[i]!.map, w, issued)));
+      dropped = await Promise.all(ranged.map(async (r) => (r ? (await request(r, doing)).map(instanceOf) : [])));
+      const changed = planned.map((w, i) => [reads[i]!.map, [...written(w).keys(), ...dropped[i]!]] as const);
+      await this.settled(tx, issued, changed, doing);
+      return decided.result;
     }).catch(async (e: unknown) => {
-      if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || !planned) throw e;
+      if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || !decided) throw e;
       // Entries alone (a step of an index build) cannot be read back: the caller starts again.
-      if (written(planned).size === 0 && planned.meta === undefined) throw e;
-      await readBack(this, map, doing, instances, before!, planned, e);
-      return planned.result;
+      const readable = decided.writes.flatMap((w, i) => (written(w).size > 0 || w.meta !== undefined ? [i] : []));
+      if (readable.length === 0) throw e;
+      const found = await Promise.all(
+        readable.map((i) => readBack(this, reads[i]!.map, doing, reads[i]!.instances, before[i]!, decided!.writes[i]!)),
+      );
+      if (found.every((f) => f === "landed")) return decided.result;
+      throw found.every((f) => f === "kept") ? notWritten(doing, e) : e;
     });
     // Announced only once committed, and only when instances or entries changed (not for a layout alone).
-    this.announceChanged(map, [...written(planned!).keys(), ...dropped], planned!.entries);
+    this.announceChanged(
+      decided!.writes.map((w, i) => ({
+        map: reads[i]!.map,
+        instances: [...written(w).keys(), ...dropped[i]!],
+        entries: w.entries,
+      })),
+    );
     return result;
+  }
+
+  /** Issues the requests of what `read` asks of one map in `tx`: its metadata, instances and (see ReadAll) more. */
+  private async readForWrite(tx: IDBTransaction, { map, instances, all }: MapRead, doing: string): Promise<Snapshot> {
+    const store = tx.objectStore(INSTANCES);
+    const walk = typeof all === "object" && "after" in all ? all : undefined;
+    const between = typeof all === "object" && "between" in all ? all.between : undefined;
+    // An empty range (from not before to) holds nothing, and IndexedDB refuses to make it.
+    const scope = between
+      ? between[0] < between[1]
+        ? this.instancesBetween(map, between)
+        : undefined
+      : this.instancesOf(map, walk?.after);
+    const whole = <T>(read: (range: IDBKeyRange) => IDBRequest<T[]>): Promise<T[]> | T[] =>
+      scope ? request(read(scope), doing) : [];
+    const [meta, keys, everything, ...values] = await Promise.all([
+      request(tx.objectStore(MAPS).get(map), doing),
+      all ? whole((r) => store.getAllKeys(r, walk?.limit)) : undefined,
+      all && all !== "keys" ? whole((r) => store.getAll(r, walk?.limit)) : undefined,
+      ...instances.map((i) => request(store.get([map, i]), doing)),
+    ]);
+    return {
+      meta: this.own(meta),
+      values: values.map(this.own),
+      names: keys?.map(instanceOf),
+      all: everything?.map(this.own),
+    };
+  }
+
+  /**
+   * Issues the requests of one map's `writes` in `tx` into `issued`; returns the request that
+   * lists the instances its range delete removes (requests run in order: the keys before they go).
+   */
+  private issue(tx: IDBTransaction, map: string, writes: MapWrites, issued: IDBRequest[]): IDBRequest<IDBValidKey[]> | undefined {
+    const store = tx.objectStore(INSTANCES);
+    const maps = tx.objectStore(MAPS);
+    if (writes.meta === null) issued.push(maps.delete(map));
+    else if (writes.meta) issued.push(maps.put(writes.meta, map));
+    let inRange: IDBRequest<IDBValidKey[]> | undefined;
+    if (writes.deleteRange) {
+      const range = this.instancesBetween(map, writes.deleteRange);
+      inRange = store.getAllKeys(range);
+      issued.push(store.delete(range));
+    }
+    for (const instance of writes.delete ?? []) issued.push(store.delete([map, instance]));
+    for (const [instance, value] of writes.put ?? []) issued.push(store.put(value, [map, instance]));
+    for (const [instance, value] of writes.add ?? []) issued.push(store.add(value, [map, instance]));
+    return inRange;
   }
 
   /**
@@ -308,9 +385,10 @@ export class InstanceStore {
     }).catch(async (e: unknown) => {
       // A rewrite stores a new layout version: the metadata alone says whether it landed.
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || after === undefined) throw e;
-      await readBack(this, map, doing, [], { meta: before, values: [] }, { meta: after, result: undefined }, e);
+      const found = await readBack(this, map, doing, [], { meta: before, values: [] }, { meta: after });
+      if (found !== "landed") throw found === "kept" ? notWritten(doing, e) : e;
     });
-    this.announceChanged(map, [...changed]);
+    this.announceChanged([{ map, instances: [...changed] }]);
     return result as T;
   }
 
@@ -427,10 +505,16 @@ export class InstanceStore {
     );
   }
 
-  /** Tells every context of the origin that these instances (and entries) of `map` changed (none: nothing). */
-  announceChanged(map: string, instances: string[], entries?: EntryWrites): void {
-    const changed = changesEntries(entries) ? entryChanges(entries) : undefined;
-    if (instances.length > 0 || changed) this.announcer.announce(map, instances, changed);
+  /**
+   * Tells every context of the origin, in one announcement, which instances (and entries) of
+   * each map a committed write changed; maps it left alone are left out (none: nothing).
+   */
+  announceChanged(changes: ReadonlyArray<{ map: string; instances: string[]; entries?: EntryWrites | undefined }>): void {
+    const told = changes.flatMap(({ map, instances, entries }) => {
+      const changed = changesEntries(entries) ? entryChanges(entries) : undefined;
+      return instances.length > 0 || changed ? [changed ? { map, instances, entries: changed } : { map, instances }] : [];
+    });
+    if (told.length > 0) this.announcer.announce(told);
   }
 
   /** Closes the connection and the change channel; the next call opens new ones. */

@@ -2,13 +2,11 @@
 // and the browser then reports the transaction aborted though it may have landed. The writer
 // still holds its locks, so it reads back what it wrote, through a new connection, and tells
 // landed, not written, or (if it cannot tell) `outcome_unknown`.
-import type { AttrmapError } from "../store/errors.js";
-import type { InstanceStore, Snapshot, Writes } from "./instance-store.js";
+import type { InstanceStore, MapWrites, Snapshot } from "./instance-store.js";
 import { sameValue } from "./same-value.js";
-import { notWritten } from "./transaction.js";
 
 /** What a write leaves in each instance it names: the value put or added, `undefined` for one deleted. */
-export function written(writes: Writes<unknown>): Map<string, unknown> {
+export function written(writes: MapWrites): Map<string, unknown> {
   return new Map<string, unknown>([
     ...(writes.put ?? []),
     ...(writes.add ?? []),
@@ -16,10 +14,12 @@ export function written(writes: Writes<unknown>): Map<string, unknown> {
   ]);
 }
 
+/** What a read-back found: the write there, everything as before it, or neither (it cannot tell). */
+export type ReadBack = "landed" | "kept" | "unknown";
+
 /**
  * After `outcome_unknown`: reads back what `writes` changed in `map` (whose instances `read`
- * were `before` it), and returns if it landed; throws `transaction_aborted` if everything is as
- * before it, and the `outcome_unknown` it was given if it cannot tell.
+ * were `before` it), and tells whether it landed, everything is as before it, or it cannot tell.
  */
 export async function readBack(
   store: InstanceStore,
@@ -27,9 +27,8 @@ export async function readBack(
   doing: string,
   read: readonly string[],
   before: Snapshot,
-  writes: Writes<unknown>,
-  unknown: AttrmapError,
-): Promise<void> {
+  writes: MapWrites,
+): Promise<ReadBack> {
   const landing = written(writes);
   const names = [...landing.keys()];
   let now: Snapshot;
@@ -38,7 +37,7 @@ export async function readBack(
     now = await store.read(map, names);
     if (writes.deleteRange) leftInRange = await store.countRange(map, writes.deleteRange, `reading back ${doing}`);
   } catch {
-    throw unknown;
+    return "unknown";
   }
   // An instance the write did not read (an archive it added) was absent before it.
   const previous = (name: string) => before.values[read.indexOf(name)];
@@ -50,6 +49,5 @@ export async function readBack(
   if (writes.meta !== undefined) pairs.push([now.meta, writes.meta ?? undefined, before.meta]);
   const landed = pairs.every(([n, l]) => sameValue(n, l) === true) && leftInRange === 0;
   const kept = pairs.every(([n, , k]) => sameValue(n, k) === true) && (writes.deleteRange === undefined || leftInRange > 0);
-  if (landed) return;
-  throw kept ? notWritten(doing, unknown) : unknown;
+  return landed ? "landed" : kept ? "kept" : "unknown";
 }

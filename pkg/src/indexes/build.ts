@@ -136,7 +136,7 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
         return { meta: withIndexes(meta, built, meta.layoutVersion), result: undefined };
       });
       // Queries that found it being built read it again.
-      ctx.store.announceChanged(map, [], deletingAll([map, def.name]));
+      ctx.store.announceChanged([{ map, instances: [], entries: deletingAll([map, def.name]) }]);
     } catch (e) {
       await removeIndex(target, def.name, doing).catch(() => undefined); // if this fails too, the next build starts again
       throw e;

@@ -10,13 +10,21 @@ export interface EntryChanges {
   ranges: KeyBounds[];
 }
 
-/** What one committed write changed. */
-export interface Change {
-  database: string;
+/** What a committed write changed in one map. */
+export interface MapChange {
   map: string;
   instances: string[];
   /** Index entries put or deleted (absent: none). */
   entries?: EntryChanges;
+}
+
+/**
+ * What one committed write changed: `map`, `instances` and `entries` are those of the first
+ * map it wrote, and `maps` lists every map it wrote (more than one for `store.transaction`).
+ */
+export interface Change extends MapChange {
+  database: string;
+  maps: MapChange[];
 }
 
 function channelName(database: string): string {
@@ -34,13 +42,15 @@ export class Announcer {
 
   constructor(private readonly database: string) {}
 
-  /** Posts one change to every other listener of the database. */
-  announce(map: string, instances: string[], entries?: EntryChanges): void {
+  /**
+   * Posts one change to every other listener of the database: the first map's change, and
+   * with it (when there are more) every map's, so that a listener of an older version, which
+   * reads the first only, still gets a valid change.
+   */
+  announce(maps: readonly MapChange[]): void {
     this.channel ??= hasBroadcast() ? unreffed(new BroadcastChannel(channelName(this.database))) : undefined;
-    const change: Change = entries
-      ? { database: this.database, map, instances, entries }
-      : { database: this.database, map, instances };
-    this.channel?.postMessage(change);
+    const message = maps.length > 1 ? { database: this.database, ...maps[0], maps } : { database: this.database, ...maps[0] };
+    this.channel?.postMessage(message);
   }
 
   /** Closes the channel; the next announcement opens a new one. */
@@ -59,11 +69,20 @@ function unreffed(channel: BroadcastChannel): BroadcastChannel {
 /** A message of the channel as a Change, or undefined for anything else posted on it. */
 function asChange(database: string, data: unknown): Change | undefined {
   if (typeof data !== "object" || data === null) return undefined;
-  const { database: db, map, instances, entries } = data as Record<string, unknown>;
-  const ok =
-    db === database && typeof map === "string" && Array.isArray(instances) && instances.every((i) => typeof i === "string");
-  if (!ok) return undefined;
-  const change: Change = { database, map, instances: [...(instances as string[])] };
+  const { database: db, maps } = data as Record<string, unknown>;
+  if (db !== database) return undefined;
+  const each = (Array.isArray(maps) ? maps : [data]).map(asMapChange);
+  if (each.length === 0 || each.some((c) => c === undefined)) return undefined;
+  const changes = each as MapChange[];
+  return { database, ...changes[0]!, maps: changes };
+}
+
+/** One map's part of a message, checked, or undefined when it is malformed. */
+function asMapChange(data: unknown): MapChange | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
+  const { map, instances, entries } = data as Record<string, unknown>;
+  if (typeof map !== "string" || !Array.isArray(instances) || !instances.every((i) => typeof i === "string")) return undefined;
+  const change: MapChange = { map, instances: [...(instances as string[])] };
   // Entries are compared as keys only (live-query.ts); a malformed list is read as "everything of the map".
   if (entries !== undefined) change.entries = entryChangesOf(map, entries);
   return change;

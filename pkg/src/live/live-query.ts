@@ -9,7 +9,7 @@ import type { Attrmap } from "../store/attrmap.js";
 import type { Context } from "../store/context.js";
 import { report } from "../store/events.js";
 import { CURRENT } from "../wasm/constants.js";
-import { type Change, watchChanges } from "./changes.js";
+import { type Change, type MapChange, watchChanges } from "./changes.js";
 
 /** What a live query's results go to, as an Observable's observer. */
 export interface LiveQueryObserver<T> {
@@ -102,6 +102,10 @@ function callbacks(observer: unknown, invalidate: unknown): [next: Callback | un
 }
 
 function touches(deps: Reads, change: Change): boolean {
+  return change.maps.some((changed) => touchesMap(deps, changed));
+}
+
+function touchesMap(deps: Reads, change: MapChange): boolean {
   const read = (instance: string) => deps.instances.has(`${change.map}\u0000${instance}`);
   if (read(WHOLE_MAP) || change.instances.some(read)) return true;
   const ranges = deps.entries.get(change.map);
