@@ -3,6 +3,7 @@
 // origin wait for each other. Readers take no lock.
 import * as args from "../store/args.js";
 import { AttrmapError, storageError } from "../store/errors.js";
+import { ContextLocks } from "./context-locks.js";
 
 /** How a write waits for its locks. */
 export type LockWait = "wait" | "ifAvailable";
@@ -222,9 +223,31 @@ function plan(requests: readonly LockRequest[]): Map<string, LockRequest> {
 }
 
 /**
+ * The locks the running transactions of this JavaScript context hold (store.transaction), by
+ * lock manager: a write of the same context that needs one of them would wait for a
+ * transaction that may be waiting for it.
+ */
+const heldByTransactions = new WeakMap<LockManagerLike, Map<string, { mode: Mode; count: number }>>();
+
+/** Refuses, at once, locks that a running transaction of this context holds (see heldByTransactions). */
+function refuseHeld(locks: LockManagerLike, sorted: ReadonlyArray<readonly [string, LockRequest]>): void {
+  const held = heldByTransactions.get(locks);
+  if (!held) return;
+  for (const [name, { key, mode }] of sorted) {
+    const by = held.get(name);
+    if (by && (mode === "exclusive" || by.mode === "exclusive"))
+      throw args.invalid(
+        `${describe(key)} is held by a running store.transaction() of this context; ` +
+          "write it through that transaction's tx (tx.upsert, tx.delete, tx.append)",
+      );
+  }
+}
+
+/**
  * @internal
  * Runs `body` holding the locks of `requests` (taken in name order, so writers that need
- * several never deadlock), and releases them when it settles.
+ * several never deadlock), and releases them when it settles. A lock that a running
+ * transaction of this context holds is `invalid_argument` at once (see heldByTransactions).
  */
 export async function withLocks<T>(
   locks: LockManagerLike,
@@ -233,6 +256,59 @@ export async function withLocks<T>(
   body: () => Promise<T>,
 ): Promise<T> {
   const sorted = [...plan(requests)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  refuseHeld(locks, sorted);
+  return inOrder(locks, sorted, options, body);
+}
+
+/** The ContextLocks of each lock manager, which its transactions take their locks through. */
+const contexts = new WeakMap<LockManagerLike, ContextLocks>();
+
+/**
+ * @internal
+ * A transaction's locks: exactly `requests` (no escalation: a transaction's reads rely on each
+ * instance lock), one per name, exclusive winning, taken in name order as every writer takes
+ * them, through this context's ContextLocks (passed on from a transaction of this context that
+ * held them). While `body` runs, writes of this context that need them fail at once (withLocks).
+ */
+export async function holdForTransaction<T>(
+  locks: LockManagerLike,
+  requests: readonly LockRequest[],
+  options: WriteOptions,
+  body: () => Promise<T>,
+): Promise<T> {
+  const byName = new Map<string, LockRequest>();
+  for (const r of requests) {
+    const name = nameOf(r.key);
+    if (byName.get(name)?.mode !== "exclusive") byName.set(name, r);
+  }
+  const sorted = [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  let context = contexts.get(locks);
+  if (!context) contexts.set(locks, (context = new ContextLocks(locks)));
+  return inOrder(context, sorted, options, async () => {
+    let table = heldByTransactions.get(locks);
+    if (!table) heldByTransactions.set(locks, (table = new Map()));
+    for (const [name, { mode }] of sorted) {
+      const by = table.get(name);
+      table.set(name, { mode: by?.mode === "exclusive" ? "exclusive" : mode, count: (by?.count ?? 0) + 1 });
+    }
+    try {
+      return await body();
+    } finally {
+      for (const [name] of sorted) {
+        const by = table.get(name)!;
+        if (--by.count === 0) table.delete(name);
+      }
+    }
+  });
+}
+
+/** Takes the locks of `sorted` one at a time, in their order, then runs `body`; see withLocks. */
+async function inOrder<T>(
+  locks: LockManagerLike,
+  sorted: ReadonlyArray<readonly [string, LockRequest]>,
+  options: WriteOptions,
+  body: () => Promise<T>,
+): Promise<T> {
   const ifAvailable = options.lock === "ifAvailable";
   const wait = ifAvailable ? undefined : waitSignal(options);
   const signal = wait?.signal;
@@ -262,7 +338,7 @@ export async function withLocks<T>(
         throw new AttrmapError("lock_timeout", `timed out after ${options.timeoutMs} ms waiting for ${all()}`, { cause: e });
       throw new AttrmapError("aborted", `the wait for ${all()} was aborted`, { cause: e });
     }
-    if (e instanceof AttrmapError || !(e instanceof DOMException)) throw e; // the body's own error
+    if (!waiting || e instanceof AttrmapError || !(e instanceof DOMException)) throw e; // the body's own error, as it is
     // The lock manager itself failed.
     throw storageError(e, `locking ${all()}`);
   }

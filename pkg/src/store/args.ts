@@ -200,7 +200,7 @@ export function bytes(name: string, value: unknown): Uint8Array {
 }
 
 /** `value instanceof type`: false when the platform lacks `type`, or for a revoked proxy (its prototype can't be read). */
-export function isInstance(value: unknown, type: (abstract new (...args: never[]) => unknown) | undefined): boolean {
+export function isInstance(value: unknown, type: { [Symbol.hasInstance](value: unknown): boolean } | undefined): boolean {
   return type !== undefined && safely(() => value instanceof type, false);
 }
 
