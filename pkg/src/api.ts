@@ -39,6 +39,15 @@ export { AttrmapError, ERROR_CODES } from "./store/errors.js";
 export type { StoreEvent } from "./store/events.js";
 export { MAX_BATCH, MAX_PAGE_LIMIT } from "./store/limits.js";
 export type { StorageStatus } from "./store/persistence.js";
+export { KeyScope } from "./transactions/scope.js";
+export type {
+  ScopeItem,
+  SomeChunkedLog,
+  SomePartitionedMap,
+  Transaction,
+  TransactionOptions,
+} from "./transactions/transaction.js";
+export { DEFAULT_WORK_TIMEOUT_MS, MAX_WHOLE_MAP_PARTITIONS } from "./transactions/transaction.js";
 export { CURRENT, DEFAULT_CHUNK_SIZE, DEFAULT_PARTITION_COUNT, MAX_TEXT_LENGTH } from "./wasm/constants.js";
 export type { EmailPartition, KeyPartition, PlacedCustomerProfile } from "./wasm/rules.js";
 export {

@@ -5,7 +5,7 @@
 import { commit } from "../concurrency/group-commit.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
 import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
-import type { ReadAll } from "../idb/instance-store.js";
+import type { ReadAll, Snapshot, Writes } from "../idb/instance-store.js";
 import type { EntryKey, Owner } from "../idb/keys.js";
 import {
   createIndex,
@@ -31,6 +31,7 @@ import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
 import { AttrmapError, corrupt } from "../store/errors.js";
 import { MAX_BATCH } from "../store/limits.js";
+import type { LogRules } from "../transactions/participants.js";
 import { CURRENT } from "../wasm/constants.js";
 import * as maintenance from "../wasm/maintenance-module.js";
 import * as wasm from "../wasm/store-module.js";
@@ -100,6 +101,23 @@ export interface LogWindow<R> {
 export interface RecordsOptions {
   order?: "newest" | "oldest" | undefined;
 }
+
+/**
+ * What one write does to a log, from its view and `current` (and, for a write that reads more,
+ * the instances it reads and their values).
+ */
+type Change<R, T> = (
+  view: LogView,
+  current: R[],
+  read: { names: string[]; values: unknown[] } | undefined,
+) => {
+  put?: Array<readonly [string, unknown]>;
+  add?: Array<readonly [string, unknown]>;
+  meta?: ChunkedMeta;
+  deleteRange?: readonly [string, string];
+  entries?: EntryWrites;
+  result: T;
+};
 
 /** A page as read: its chunk oldest first, the log as read with it. */
 interface Read<R> {
@@ -202,19 +220,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   private write<T>(
     options: WriteOptions,
     doing: string,
-    change: (
-      view: LogView,
-      current: R[],
-      /** With `all`: the instances it names, and their values. */
-      read: { names: string[]; values: unknown[] } | undefined,
-    ) => {
-      put?: Array<readonly [string, unknown]>;
-      add?: Array<readonly [string, unknown]>;
-      meta?: ChunkedMeta;
-      deleteRange?: readonly [string, string];
-      entries?: EntryWrites;
-      result: T;
-    },
+    change: Change<R, T>,
     { deletesRange = false, all, layout = false }: { deletesRange?: boolean; all?: ReadAll; layout?: boolean } = {},
   ): Promise<T> {
     return commit(this.ctx, this.name, options, {
@@ -223,17 +229,42 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       locks: layout ? [{ key: lockKey(this.ctx, this.name), mode: "exclusive" }, ...this.lock()] : this.lock(),
       instances: [CURRENT],
       doing,
-      compute: ({ meta, values, names, all: read }) => {
-        const view = this.viewOf(meta);
-        const current = this.chunk(CURRENT, values[0], view);
-        wasm.pageNext(view.log, CURRENT, values[0] !== undefined, current.sequences, this.kind.recordName);
-        const writes = change(view, current.records, read && { names: names!, values: read });
-        if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
-        return { ...writes, meta: writes.meta ?? (meta === undefined ? view.meta : undefined) };
-      },
+      compute: (snapshot) => this.compute(snapshot, change),
       alone: deletesRange,
       all,
     });
+  }
+
+  /** The log's view and `current` as `snapshot` (of the metadata and `current`) has them, checked. */
+  private checked({ meta, values }: Snapshot): { view: LogView; current: R[] } {
+    const view = this.viewOf(meta);
+    const current = this.chunk(CURRENT, values[0], view);
+    wasm.pageNext(view.log, CURRENT, values[0] !== undefined, current.sequences, this.kind.recordName);
+    return { view, current: current.records };
+  }
+
+  /** What `change` writes to the log as `snapshot` has it (the metadata too, where the record went missing). */
+  private compute<T>(snapshot: Snapshot, change: Change<R, T>): Writes<T> {
+    const { view, current } = this.checked(snapshot);
+    const read = snapshot.all && { names: snapshot.names!, values: snapshot.all };
+    const writes = change(view, current, read);
+    if (writes.meta) this.view = readMeta(this.name, writes.meta) as LogView;
+    return { ...writes, meta: writes.meta ?? (snapshot.meta === undefined ? view.meta : undefined) };
+  }
+
+  /** @internal The rules a transaction (transactions/) applies to this log: checks, sequences, writes; never its storage. */
+  transactionRules(): LogRules<I, R> {
+    return {
+      kind: "chunked",
+      name: this.name,
+      database: this.ctx.store.name,
+      input: (item, argument) => this.kind.input(item, argument),
+      record: (snapshot, n, item) => {
+        const { view, current } = this.checked(snapshot);
+        return this.kind.make(wasm.appendPlan(view.log, current.length, n + 1).firstSequence + n, item);
+      },
+      writes: (items, snapshot) => this.compute(snapshot, this.appending(items)),
+    };
   }
 
   /** What records `added` (appended) and `dropped` (by retention) do to the entries of `indexes`. */
@@ -356,7 +387,12 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   }
 
   private appendItems(inputs: I[], options: WriteOptions): Promise<R[]> {
-    return this.write(options, `appending to log "${this.name}"`, (view, current) => {
+    return this.write(options, `appending to log "${this.name}"`, this.appending(inputs));
+  }
+
+  /** What appending `inputs` writes: `current`, the chunks that fill up on the way (archived), the state. */
+  private appending(inputs: readonly I[]): Change<R, R[]> {
+    return (view, current) => {
       const plan = wasm.appendPlan(view.log, current.length, inputs.length);
       const records = inputs.map((item, i) => this.kind.make(plan.firstSequence + i, item));
       const all = current.length === 0 ? records : current.concat(records);
@@ -373,7 +409,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       const entries = indexes ? this.entryChanges(indexes, records, []) : undefined;
       // Archives are added, never put: an archive is written once and never replaced.
       return { put: [[CURRENT, rest]], add, meta: { ...view.meta, state }, entries, result: records };
-    });
+    };
   }
 
   /**

@@ -30,6 +30,8 @@ import * as args from "../store/args.js";
 import { type Context, lockKey } from "../store/context.js";
 import { AttrmapError, corrupt } from "../store/errors.js";
 import { MAX_BATCH } from "../store/limits.js";
+import type { MapRules } from "../transactions/participants.js";
+import { KeyScope } from "../transactions/scope.js";
 import { EMAIL_KEYS } from "../wasm/constants.js";
 import * as maintenance from "../wasm/maintenance-module.js";
 import * as wasm from "../wasm/store-module.js";
@@ -89,8 +91,15 @@ export interface MapPage<V> {
   next: string | null;
 }
 
-/** Why a stored value is not one this map holds, or undefined (customer profiles are checked; other maps hold any value). */
-export type EntryCheck = (key: string, value: unknown) => string | undefined;
+/**
+ * @internal What the entries of a map must be (customer profiles are checked; other maps hold
+ * any value): why a stored value is not one (undefined when it is), and a caller's value as the
+ * map stores it under canonical `key`.
+ */
+export interface EntryKind<V> {
+  problem(key: string, value: unknown): string | undefined;
+  input(key: string, value: unknown, argument: string): V;
+}
 
 interface Placement {
   key: string;
@@ -116,11 +125,11 @@ export class PartitionedMap<V> {
     readonly name: string,
     private layout: PartitionedLayout,
     private readonly canonicalizeKey: ((key: string) => string) | undefined,
-    private readonly check: EntryCheck | undefined,
+    private readonly kind: EntryKind<V> | undefined,
   ) {}
 
   /** @internal Opens the map, storing its layout on first use; `layout_mismatch` if it is stored with another. */
-  static async open<V>(ctx: Context, name: string, options: unknown, check?: EntryCheck): Promise<PartitionedMap<V>> {
+  static async open<V>(ctx: Context, name: string, options: unknown, kind?: EntryKind<V>): Promise<PartitionedMap<V>> {
     const o = args.options("options", options);
     const count = args.optionalNumber("options.partitionCount", args.field("options", o, "partitionCount"));
     const rule = args.field("options", o, "keyRule");
@@ -138,7 +147,7 @@ export class PartitionedMap<V> {
       const opened = openPartitioned(name, meta, wanted);
       return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
     });
-    const map = new PartitionedMap<V>(ctx, name, layout, canonicalizeKey, check);
+    const map = new PartitionedMap<V>(ctx, name, layout, canonicalizeKey, kind);
     await ensureIndexes(map.catalog, indexes);
     return map;
   }
@@ -219,9 +228,59 @@ export class PartitionedMap<V> {
   private entry(instance: string, partition: Partition<V>, key: string): V | undefined {
     if (!partition.has(key)) return undefined;
     const value = partition.get(key);
-    const problem = this.check?.(key, value);
+    const problem = this.kind?.problem(key, value);
     if (problem !== undefined) throw corrupt(this.name, instance, problem);
     return value;
+  }
+
+  /**
+   * The partition instance that holds `key`, as the scope of a `store.transaction`: the
+   * transaction locks it (and writes to any key it holds go through `tx`).
+   */
+  at(key: string): KeyScope {
+    return new KeyScope(this as PartitionedMap<unknown>, args.string("key", key));
+  }
+
+  /** @internal The rules a transaction (transactions/) applies to this map: placement, checks, writes; never its storage. */
+  transactionRules(): MapRules<V> {
+    return {
+      kind: "partitioned",
+      name: this.name,
+      database: this.ctx.store.name,
+      adopt: (raw) => {
+        try {
+          this.current(raw, this.layout);
+          return true;
+        } catch (e) {
+          if (!(e instanceof StaleLayout)) throw e;
+          this.reloadLayout(e.raw);
+          return false;
+        }
+      },
+      place: (key, argument) => {
+        const p = this.place(key, this.layout, argument);
+        return { key: p.key, instance: p.partitionName };
+      },
+      partitionCount: () => this.layout.partitionCount,
+      instances: () =>
+        Array.from({ length: this.layout.partitionCount }, (_, i) => wasm.partitionName(i, this.layout.partitionCount)),
+      entry: (instance, raw, key) => this.entry(instance, this.partition(instance, raw), key),
+      input: (key, value, argument) => (this.kind ? this.kind.input(key, value, argument) : (value as V)),
+      writes: (names, snapshot, edits) => {
+        try {
+          return this.changes(names, this.layout, snapshot, (partition) => {
+            for (const [instance, entries] of edits)
+              for (const [key, edit] of entries) {
+                if ("value" in edit) partition(instance).set(key, edit.value);
+                else partition(instance).delete(key);
+              }
+          });
+        } catch (e) {
+          if (!(e instanceof StaleLayout)) throw e;
+          throw new AttrmapError("layout_changed", `map "${this.name}" changed its layout while a transaction held it`);
+        }
+      },
+    };
   }
 
   /** The value stored under `key`, or `undefined`. Reads one partition, takes no lock. */
@@ -488,7 +547,7 @@ export class PartitionedMap<V> {
       const entries = found.values.map((stored): [string, V] => {
         const [owner, value] = isEntry(stored) ? stored : [undefined, undefined];
         if (owner === undefined) throw corrupt(this.name, `index "${index}"`, "an entry is not a [key, value] pair");
-        const problem = this.check?.(owner, value);
+        const problem = this.kind?.problem(owner, value);
         if (problem !== undefined) throw corrupt(this.name, `index "${index}"`, problem);
         return [owner, value as V];
       });

@@ -6,7 +6,8 @@ import { type MapPage, type MapPageOptions, PartitionedMap, type PartitionedMapO
 import * as args from "../store/args.js";
 import type { Context } from "../store/context.js";
 import { MAX_BATCH } from "../store/limits.js";
-import { type CustomerProfile, type CustomerProfileInput, profileInput, profileProblem } from "./records.js";
+import type { KeyScope } from "../transactions/scope.js";
+import { type CustomerProfile, type CustomerProfileInput, profileEntries, profileInput } from "./records.js";
 
 /** The map name the reference server uses. */
 export const CUSTOMER_PROFILES_MAP = "CustomerProfilesByEmailPartition";
@@ -43,7 +44,7 @@ export class CustomerDirectory {
       ctx,
       name,
       { partitionCount, keyRule: "email", indexes },
-      profileProblem,
+      profileEntries,
     );
     return new CustomerDirectory(map);
   }
@@ -67,6 +68,11 @@ export class CustomerDirectory {
   private save(inputs: CustomerProfile[], names: string[], options: WriteOptions): Promise<CustomerProfile[]> {
     const emails = inputs.map((p) => p.emailAddress);
     return this.map.upsertEach(emails, names, (email, i) => ({ ...inputs[i]!, emailAddress: email }), writeOptions(options));
+  }
+
+  /** The partition holding the profile of `emailAddress`, as the scope of a `store.transaction`. */
+  at(emailAddress: string): KeyScope {
+    return this.map.at(emailAddress);
   }
 
   /** The profile of `emailAddress`, or `undefined`. Reads one partition; throws `invalid_email` for a bad email. */

@@ -2,8 +2,9 @@
 // types, how a caller's value is read into one, and what a stored one must look like. Text
 // fields are kept exactly as given (they never pass through wasm); the core decides only what
 // needs its rules (the email, the required fields).
+import type { EntryKind } from "../maps/partitioned-map.js";
 import * as args from "../store/args.js";
-import { checkSubscriberFields } from "../wasm/store-module.js";
+import { canonicalEmail, checkSubscriberFields } from "../wasm/store-module.js";
 
 /** A customer profile as stored: `emailAddress` is canonical. */
 export interface CustomerProfile {
@@ -69,6 +70,23 @@ export function profileProblem(key: string, value: unknown): string | undefined 
   const bad = PROFILE_TEXT.find((k) => typeof p[k] !== "string");
   return bad && `the entry for "${key}" has a ${bad} of type ${args.describeType(p[bad])}`;
 }
+
+/**
+ * @internal The customer directory's entries: profiles filed under their own canonical email. A caller's
+ * profile for email `key` may leave out `emailAddress`; one it gives must be that email.
+ */
+export const profileEntries: EntryKind<CustomerProfile> = {
+  problem: profileProblem,
+  input(key, value, argument) {
+    const profile = profileInput(value, argument);
+    if (profile.emailAddress !== "" && canonicalEmail(profile.emailAddress) !== key)
+      throw args.invalid(
+        `${argument}.emailAddress must be the email it is saved under (${JSON.stringify(key)}), ` +
+          `got ${JSON.stringify(profile.emailAddress)}`,
+      );
+    return { ...profile, emailAddress: key };
+  },
+};
 
 /** A caller's registration read into two strings and checked by the contract's rule (both required). */
 export function subscriberInput(value: unknown, name = "subscriber"): NewSubscriber {

@@ -13,6 +13,7 @@ import { PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-
 import { CustomerDirectory, type CustomerDirectoryOptions } from "../samples/customer-directory.js";
 import { type LogRecord, valueRecords } from "../samples/records.js";
 import { SubscriberArchive, type SubscriberArchiveOptions } from "../samples/subscriber-archive.js";
+import { type ScopeItem, type Transaction, type TransactionOptions, transaction } from "../transactions/transaction.js";
 import { ready } from "../wasm/store-module.js";
 import * as args from "./args.js";
 import type { Context } from "./context.js";
@@ -89,6 +90,23 @@ export class Attrmap {
   async subscriberArchive(options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
     await started(this.ctx);
     return SubscriberArchive.open(this.ctx, options);
+  }
+
+  /**
+   * Runs `work` as one step over the maps and logs of `scope` (docs/transactions.md): their Web
+   * Locks are taken first, in one order (any two scopes, never a deadlock), and held until the
+   * work's writes through `tx` have committed, all in one IndexedDB transaction, or been
+   * dropped. `scope` lists `map.at(key)` (the instance holding `key`), whole maps and logs.
+   * Resolves with what `work` returns; if it throws, rejects with that same error and writes
+   * nothing. `options`: the lock wait of every write, and `workTimeoutMs` (default 60,000).
+   */
+  async transaction<T>(
+    scope: Iterable<ScopeItem>,
+    work: (tx: Transaction) => Promise<T> | T,
+    options: TransactionOptions = {},
+  ): Promise<T> {
+    await started(this.ctx);
+    return transaction<T>(this.ctx, scope, work, options);
   }
 
   /**
