@@ -1,13 +1,14 @@
 // Tabs closed and browsers killed mid-write, in every engine: a SIGKILL of the browser's whole
 // process group (no shutdown at all), then a browser relaunched on the same profile finds
 // every committed write and a valid layout (and, in the change feed, a record of each write
-// that landed and of nothing else). WebKit keeps data across a relaunch only without
-// a driver (LaunchOptions.keepData), which these tests use.
+// that landed and of nothing else), and transfers between accounts whole or absent. WebKit keeps
+// data across a relaunch only without a driver (LaunchOptions.keepData), which these tests use.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import "./page-types.js";
+import { balancesAfter } from "../shared/transfers.js";
 import { dispose, ENGINE, launchBrowser, type Tab } from "./engines.js";
-import { onOneProfile, openPage, type StaticServer, serveWww, until, within } from "./harness.js";
+import { onOneProfile, openPage, SHARED_PATH, type StaticServer, serveWww, until, within } from "./harness.js";
 
 const KEEP_DATA = { keepData: true };
 /** Each test fails on its own, by name, well before the file's timeout if something hangs. */
@@ -212,5 +213,67 @@ test(
     }
     await within("the last browser to close", killable.close());
     t.diagnostic(`the killed resizes were found: ${outcomes.join(", ")}`);
+  },
+);
+
+test(
+  "a browser killed three times in the middle of transfers: after each restart every transfer is whole or absent",
+  STEP_BOUND,
+  async (t) => {
+    // Four browsers on one profile: three are killed while their page runs transfers (two at a
+    // time: a kill finds them taking locks, in their work, or committing), the next checks.
+    const { setup, profileDir, launch } = await onOneProfile(t);
+    const name = "transfers";
+    let browser = setup;
+    let landed = 0;
+    for (let round = 0; round < 3; round++) {
+      const page = await openPage(browser, server.origin);
+      await page.evaluate(
+        async ({ name, path, round }) => {
+          const bank = (await import(`${path}transfers.js`)) as typeof import("../shared/transfers.js");
+          await bank.openBank(window.attrmap, name, { open: true });
+          void (async () => {
+            for (let k = 0; ; k++)
+              await bank.runTransfers(window.attrmap, name, bank.transfers(round * 100_000 + k, 4), { inFlight: 2, seed: k });
+          })();
+        },
+        { name, path: SHARED_PATH, round },
+      );
+      const since = landed;
+      await until(`round ${round}: 15 more transfers to commit`, async () => {
+        landed = await page.evaluate(
+          async (name) => (await window.attrmap.openAttrmap({ name }).chunkedLog("ledger")).count(),
+          name,
+        );
+        return landed >= since + 15;
+      });
+      await within(`round ${round}: the browser to die`, browser.kill());
+      browser = await launch(`round ${round}, reopened`, profileDir);
+      const checker = await openPage(browser, server.origin);
+      const stored = await within(
+        `round ${round}: the bank to be read back`,
+        checker.evaluate(
+          async ({ name, path }) => {
+            const bank = (await import(`${path}transfers.js`)) as typeof import("../shared/transfers.js");
+            const read = await bank.readBank(window.attrmap, name);
+            const feed = (await window.attrmap.openAttrmap({ name }).changes({ limit: 10_000 })).changes;
+            return { ...read, feed: feed.map((c) => c.map) };
+          },
+          { name, path: SHARED_PATH },
+        ),
+      );
+      // The balances are the opening ones plus exactly the transfers the ledger holds, numbered 1..n.
+      assert.deepEqual(stored.balances, balancesAfter(stored.records), `round ${round}`);
+      assert.deepEqual(
+        stored.records.map((r) => r.sequence),
+        Array.from({ length: stored.records.length }, (_, i) => i + 1),
+      );
+      // The feed: the accounts opened, then a record for the accounts and one for the ledger per transfer.
+      assert.deepEqual(stored.feed, ["accounts", ...stored.records.flatMap(() => ["accounts", "ledger"])], `round ${round}`);
+      assert.ok(stored.records.length >= landed, `round ${round}: ${stored.records.length} transfers after ${landed} were seen`);
+      landed = stored.records.length;
+      await checker.close();
+    }
+    t.diagnostic(`${landed} transfers survived three kills`);
   },
 );

@@ -243,6 +243,36 @@ function storageCalls(m: M, s: Stores): Call[] {
     ],
     ["map.where(i).page(x)", (x) => map.where("by-value").page(x as Attrmap.QueryPageOptions)],
     ["map.dropIndex(x)", (x) => map.dropIndex(x as string)],
+    ["map.at(x)", (x) => map.at(x as string)],
+    ["dir.at(x)", (x) => dir.at(x as string)],
+    ["store.transaction(x, f)", (x) => store.transaction(x as Attrmap.ScopeItem[], async () => 1)],
+    ["store.transaction([x], f)", (x) => store.transaction([x as Attrmap.ScopeItem], async () => 1)],
+    ["store.transaction(scope, x)", (x) => store.transaction([map.at("k")], x as () => number)],
+    ["store.transaction(scope, f, x)", (x) => store.transaction([log], async () => 1, x as Attrmap.TransactionOptions)],
+    [
+      "store.transaction(scope, f, {workTimeoutMs: x})",
+      (x) => store.transaction([log], async () => 1, { workTimeoutMs: x as number }),
+    ],
+    ["store.transaction(scope, f, {lock: x})", (x) => store.transaction([log], async () => 1, { lock: x as Attrmap.LockWait })],
+    ["tx.get(x, k)", (x) => store.transaction([map.at("k")], (tx) => tx.get(x as Attrmap.PartitionedMap<unknown>, "k"))],
+    ["tx.get(map, x)", (x) => store.transaction([map.at("k")], (tx) => tx.get(map, x as string))],
+    ["tx.getMany(map, x)", (x) => store.transaction([map.at("k")], (tx) => tx.getMany(map, x as string[]))],
+    ["tx.upsert(map, x, v)", (x) => store.transaction([map.at("k")], (tx) => tx.upsert(map, x as string, 1))],
+    [
+      "tx.upsert(map, k, x)",
+      (x) => {
+        const key = `value-slot-${slot++}`;
+        return store.transaction([map.at(key)], (tx) => tx.upsert(map, key, x));
+      },
+    ],
+    [
+      "tx.upsert(dir, email, x)",
+      (x) => store.transaction([dir], (tx) => tx.upsert(dir, "a@example.com", x as Attrmap.CustomerProfileInput)),
+    ],
+    ["tx.delete(map, x)", (x) => store.transaction([map], (tx) => tx.delete(map, x as string))],
+    ["tx.append(x, v)", (x) => store.transaction([values], (tx) => tx.append(x as typeof values, 1))],
+    ["tx.append(log, x)", (x) => store.transaction([values], (tx) => tx.append(values, x))],
+    ["tx.append(archive, x)", (x) => store.transaction([archive], (tx) => tx.append(archive, x as Attrmap.NewSubscriber))],
     ["log.append(x)", (x) => values.append(x)],
     ["log.appendMany(x)", (x) => log.appendMany(x as unknown[])],
     ["log.page(x)", (x) => log.page(x as string)],
