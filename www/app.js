@@ -14,6 +14,7 @@ import { initRules } from "./rules.js";
 import { initSamples, showFill } from "./samples.js";
 import { initSearch } from "./search.js";
 import { initStorage } from "./storage.js";
+import { initTransfer } from "./transfer.js";
 
 const store = openAttrmap(); // the same database the service worker answers from
 
@@ -26,6 +27,7 @@ async function main() {
   initRules(archive);
   initLive(store);
   initBackup(store);
+  await initTransfer(store);
   await initStorage(store);
   store.watch((change) => {
     showChange(change);

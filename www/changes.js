@@ -2,10 +2,21 @@
 import { CURRENT, CUSTOMER_PROFILES_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/browser/index.js";
 import { FLOWS_MAP } from "./attrmap/dist/http/index.js";
 import { $ } from "./dom.js";
+import { ACCOUNTS_MAP, LEDGER_LOG } from "./transfer.js";
 
 const SHOWN = 5;
 
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 function describe(change) {
+  const maps = change.maps.map((m) => m.map);
+  if (maps.length === 2 && maps.includes(ACCOUNTS_MAP) && maps.includes(LEDGER_LOG))
+    return "Transfer: two balances and a ledger record saved together.";
+  if (maps.length > 1) {
+    const each = change.maps.map((m) => `map "${m.map}" (${plural(m.instances.length, "instance")})`);
+    return `A transaction saved ${each.join(" and ")} together.`;
+  }
+  if (change.map === ACCOUNTS_MAP) return `Accounts: ${plural(change.instances.length, "partition")} saved.`;
   if (change.map === FLOWS_MAP) return "An HTTP API flow was started.";
   if (change.map === CUSTOMER_PROFILES_MAP) {
     const [first, ...rest] = change.instances;
@@ -16,7 +27,7 @@ function describe(change) {
     const also = archived.length === 0 ? "" : `, ${archived.length} chunk${archived.length > 1 ? "s" : ""} archived`;
     return `Subscriber archive: the current chunk saved${also}.`;
   }
-  return `Map "${change.map}": ${change.instances.length} instances saved.`;
+  return `Map "${change.map}": ${plural(change.instances.length, "instance")} saved.`;
 }
 
 /** Lists one change at the top, keeping the newest few. */

@@ -51,7 +51,9 @@ test("status and recent changes speak plainly; the page has a favicon", async (t
   await page.waitForFunction(() => (document.getElementById("change-list")?.children.length ?? 0) > 0);
   const changes = await page.locator("#change-list li").allTextContents();
   assert.ok(
-    changes.every((c) => /: (An HTTP API flow was started\.|Customer directory: |Subscriber archive: )/.test(c)),
+    changes.every((c) =>
+      /: (An HTTP API flow was started\.|Accounts: 1 partition saved\.|Customer directory: |Subscriber archive: )/.test(c),
+    ),
     changes.join("\n"),
   );
   assert.ok(!changes.some((c) => /Flows|partition-0\b|run /.test(c)), changes.join("\n"));
@@ -629,6 +631,48 @@ test("backup: SetAttributes requests for the Python sample, one file per flow, i
   });
   assert.match(await textOf(page, "#backup-code"), /const options = \{ flowId: "customer-directory", sdk: "python"/);
   assert.deepEqual(page.errors, []);
+});
+
+test("transfer: two balances and a ledger record land together; a failed one, nothing; another tab sees it", async (t) => {
+  const { page, context, origin } = await openDemo(t);
+  const balances = async (p: Page) => (await p.locator("#transfer-rows tr").allTextContents()).map((r) => r.trim());
+  await until("the opening balances", async () => (await balances(page)).length === 4);
+  assert.deepEqual(await balances(page), ["alice100", "bob100", "carol100", "total300"]);
+  const form = page.locator("#transfer-form");
+  await form.getByLabel("From").selectOption("alice");
+  await form.getByLabel("To").selectOption("carol");
+  await form.getByLabel("Amount").fill("30");
+  await form.getByRole("button", { name: "Transfer" }).click();
+  await page.waitForFunction(() =>
+    /^Moved 30 from alice to carol: ledger record 1\.$/.test(document.getElementById("transfer-message")?.textContent ?? ""),
+  );
+  await until("the new balances", async () => (await balances(page))[0] === "alice70");
+  assert.deepEqual(await balances(page), ["alice70", "bob100", "carol130", "total300"]);
+  assert.equal(await textOf(page, "#transfer-ledger"), "Ledger, newest first: 1. alice to carol, 30.");
+  assert.match(
+    await textOf(page, "#transfer-code"),
+    /await store\.transaction\(\[accounts\.at\("alice"\), accounts\.at\("carol"\), ledger\]/,
+  );
+  await page.waitForFunction(() =>
+    document.getElementById("change-list")?.textContent?.includes("Transfer: two balances and a ledger record saved together."),
+  );
+  // Failing after its writes: nothing of it is stored, in this tab or another.
+  await form.getByLabel("Fail after writing").check();
+  await form.getByRole("button", { name: "Transfer" }).click();
+  await page.waitForFunction(() => /failed after writing/.test(document.getElementById("transfer-message")?.textContent ?? ""));
+  assert.equal(await page.getAttribute("#transfer-message", "role"), "alert");
+  await form.getByLabel("Fail after writing").uncheck();
+  await form.getByLabel("Amount").fill("500");
+  await form.getByRole("button", { name: "Transfer" }).click();
+  await page.waitForFunction(() => /alice has 70, not 500/.test(document.getElementById("transfer-message")?.textContent ?? ""));
+  const other = await openTab(context, origin, "/");
+  await until("the other tab's balances", async () => (await balances(other)).length === 4);
+  assert.deepEqual(await balances(other), ["alice70", "bob100", "carol130", "total300"]);
+  assert.equal(await textOf(other, "#transfer-ledger"), "Ledger, newest first: 1. alice to carol, 30.");
+  await shoot(page, "transfer", "transfer");
+  await page.setViewportSize(PHONE);
+  await shoot(page, "transfer", "transfer");
+  assert.deepEqual([...page.errors, ...other.errors], []);
 });
 
 test("live query: a watched profile changes on the page when another tab saves it, and stops when asked", async (t) => {
