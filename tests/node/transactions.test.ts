@@ -372,3 +372,24 @@ test("bad arguments of store.transaction and of tx are invalid_argument naming t
   for (const [call, message] of bad)
     await assert.rejects(call(), (e) => e instanceof AttrmapError && e.code === "invalid_argument" && message.test(e.message));
 });
+
+test("a scope given as a one-shot iterable, over a map another store resized since this one read it: placed again", async () => {
+  const { store, other } = fresh();
+  const map = await store.partitionedMap<number>("m", { partitionCount: 4 });
+  await map.upsertMany([
+    ["k", 1],
+    ["j", 10],
+  ]);
+  const theirs = await other.partitionedMap<number>("m");
+  await theirs.resize(7);
+  const scope = (function* () {
+    yield map.at("k");
+    yield map.at("j");
+  })();
+  await store.transaction(scope, async (tx) => {
+    const [k, j] = [(await tx.get(map, "k"))!, (await tx.get(map, "j"))!];
+    await tx.upsert(map, "k", k + j);
+  });
+  assert.equal(map.partitionCount, 7);
+  assert.deepEqual(Object.fromEntries(await theirs.getMany(["k", "j"])), { k: 11, j: 10 });
+});

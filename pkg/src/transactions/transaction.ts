@@ -169,10 +169,8 @@ function itemRules(
   );
 }
 
-/** The parts of a scope, by map name: what each item locks, placed under the layouts their maps know. */
-function partsOf(database: string, scope: unknown): Map<string, Part> {
-  const items = args.list<unknown>("scope", scope, MAX_BATCH);
-  if (items.length === 0) throw args.invalid("scope must name at least one map, log or map.at(key)");
+/** The parts of a scope's items, by map name: what each item locks, placed under the layouts their maps know. */
+function partsOf(database: string, items: readonly unknown[]): Map<string, Part> {
   const parts = new Map<string, Part>();
   items.forEach((item, i) => {
     const argument = `scope[${i}]`;
@@ -236,8 +234,10 @@ export async function transaction<T>(ctx: Context, scope: unknown, work: unknown
   const opts = writeOptions(options);
   const bound = args.field("options", args.options("options", options), "workTimeoutMs");
   const workTimeoutMs = bound === undefined ? DEFAULT_WORK_TIMEOUT_MS : args.duration("options.workTimeoutMs", bound, true);
+  const items = args.list<unknown>("scope", scope, MAX_BATCH);
+  if (items.length === 0) throw args.invalid("scope must name at least one map, log or map.at(key)");
   for (let attempt = 1; ; attempt++) {
-    const parts = partsOf(ctx.store.name, scope);
+    const parts = partsOf(ctx.store.name, items);
     try {
       return await holdForTransaction(ctx.locks, locksOf(ctx, parts), opts, async () => {
         await look(ctx, parts);
