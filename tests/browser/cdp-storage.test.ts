@@ -7,14 +7,16 @@ import { openTab, until, useChromiumProfile } from "./harness.js";
 
 const env = useChromiumProfile();
 
-test("a real quota error: the upsert fails with quota_exceeded, the stored data stays intact, the feed gapless", async () => {
+test("a real quota error: an upsert and a transaction are quota_exceeded, nothing stored changes, the feed gapless", async () => {
   const page = await openTab(env.context, env.server.origin);
   // Chromium reads an origin's quota when IndexedDB is first used, so shrink it before that.
   const cdp = await env.context.newCDPSession(page);
   await cdp.send("Storage.overrideQuotaForOrigin", { origin: env.server.origin, quotaSize: 256 * 1024 });
   const result = await page.evaluate(async () => {
     const { openAttrmap, AttrmapError } = window.attrmap;
-    const dir = await openAttrmap({ name: "quota" }).customerDirectory({ partitionCount: 1 });
+    const store = openAttrmap({ name: "quota" });
+    const dir = await store.customerDirectory({ partitionCount: 1 });
+    const other = await store.partitionedMap<number>("other", { partitionCount: 1 });
     await dir.upsertProfile({ emailAddress: "kept@example.com", fullName: "Kept" });
     // Random text: Chromium compresses stored values, so a repeated character would fit.
     let big = "";
@@ -28,15 +30,25 @@ test("a real quota error: the upsert fails with quota_exceeded, the stored data 
     return {
       // Into the partition that holds the kept profile: the whole partition is rewritten.
       upsert: await codeOf(dir.upsertProfile({ emailAddress: "big@example.com", fullName: big })),
+      // A transaction whose other map's write is small: none of it lands.
+      transaction: await codeOf(
+        store.transaction([other.at("small"), dir], async (tx) => {
+          await tx.upsert(other, "small", 1);
+          await tx.upsert(dir, "big@example.com", { fullName: big });
+        }),
+      ),
       kept: await dir.getProfile("kept@example.com"),
       big: await dir.getProfile("big@example.com"),
+      small: await other.get("small"),
     };
   });
   await cdp.send("Storage.overrideQuotaForOrigin", { origin: env.server.origin });
   assert.deepEqual(result, {
     upsert: "quota_exceeded",
+    transaction: "quota_exceeded",
     kept: { emailAddress: "kept@example.com", fullName: "Kept", companyName: "", customerTier: "" },
     big: undefined,
+    small: undefined,
   });
   // The failed write had numbered its change record when the quota stopped it: the next write's follows the first's.
   const feed = await page.evaluate(async () => {
