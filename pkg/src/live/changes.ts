@@ -74,7 +74,9 @@ function asChange(database: string, data: unknown): Change | undefined {
   const each = (Array.isArray(maps) ? maps : [data]).map(asMapChange);
   if (each.length === 0 || each.some((c) => c === undefined)) return undefined;
   const changes = each as MapChange[];
-  return { database, ...changes[0]!, maps: changes };
+  // The first map's fields again, as copies: a listener that changes one list changes only it.
+  const first = asMapChange(changes[0])!;
+  return { database, ...first, maps: changes };
 }
 
 /** One map's part of a message, checked, or undefined when it is malformed. */
@@ -98,7 +100,7 @@ function entryChangesOf(map: string, raw: unknown): EntryChanges {
     return isKey(lower) && isKey(upper);
   };
   if (Array.isArray(keys) && keys.every(isKey) && Array.isArray(ranges) && ranges.every(range))
-    return { keys: keys as EntryKey[], ranges: ranges as KeyBounds[] };
+    return { keys: [...(keys as EntryKey[])], ranges: [...(ranges as KeyBounds[])] };
   return { keys: [], ranges: [{ lower: [map], upper: [map, []], lowerOpen: false, upperOpen: false }] };
 }
 
