@@ -16,7 +16,7 @@ import { type Context, lockKey } from "../store/context.js";
 import { AttrmapError } from "../store/errors.js";
 import { MAX_BATCH } from "../store/limits.js";
 import { CURRENT } from "../wasm/constants.js";
-import type { Edit, LogRules, MapRules } from "./participants.js";
+import type { Edit, LogRules, MapRules, Placed } from "./participants.js";
 import { KeyScope } from "./scope.js";
 
 /** How `store.transaction` waits for its locks (as every write does) and how long its work may run. */
@@ -103,18 +103,36 @@ class MapPart<V> {
     this.partitions.set(instance, Promise.resolve(raw));
   }
 
-  /** Partition `instance` as committed (read once: no other writer changes it while the locks are held). */
-  partition(ctx: Context, instance: string): Promise<unknown> {
-    let read = this.partitions.get(instance);
-    if (!read) {
-      read = ctx.store.read(this.rules.name, [instance]).then(({ meta, values }) => {
+  /**
+   * The values of `placed` keys as the work sees them: its staged edits (as they are at the
+   * call), else the committed values, from partitions read once each (no other writer changes
+   * them while the locks are held), those not read before in one read. `rules` places and checks.
+   */
+  values(ctx: Context, rules: MapRules<V>, placed: readonly Placed[]): Promise<Array<V | undefined>> {
+    const edits = placed.map((p) => this.edits.get(p.instance)?.get(p.key));
+    const missing = [...new Set(placed.filter((_, i) => !edits[i]).map((p) => p.instance))].filter(
+      (instance) => !this.partitions.has(instance),
+    );
+    if (missing.length > 0) {
+      const read = ctx.store.read(this.rules.name, missing).then(({ meta, values }) => {
         if (!this.rules.adopt(meta))
           throw new AttrmapError("layout_changed", `map "${this.rules.name}" changed its layout while a transaction held it`);
-        return values[0];
+        return values;
       });
-      this.partitions.set(instance, read);
+      missing.forEach((instance, k) => {
+        this.partitions.set(
+          instance,
+          read.then((values) => values[k]),
+        );
+      });
     }
-    return read;
+    return Promise.all(
+      placed.map(async (p, i) => {
+        const edit = edits[i];
+        if (edit) return "value" in edit ? edit.value : undefined;
+        return rules.entry(p.instance, await this.partitions.get(p.instance), p.key);
+      }),
+    );
   }
 }
 
@@ -398,21 +416,14 @@ class Tx implements Transaction {
     return part;
   }
 
-  /** The staged or committed value of canonical `key` of instance `instance`. */
-  private async valueOf(part: MapPart<unknown>, rules: MapRules<unknown>, instance: string, key: string): Promise<unknown> {
-    const edit = part.edits.get(instance)?.get(key);
-    if (edit) return "value" in edit ? edit.value : undefined;
-    return rules.entry(instance, await part.partition(this.ctx, instance), key);
-  }
-
   async get(map: unknown, key: string): Promise<never> {
     this.open();
     const target = partitionedMap(map, "map");
     const rules = target.transactionRules();
     const part = this.mapPart(rules);
     if (!part) return (await target.get(key)) as never; // outside the scope: the committed value, as the map reads it
-    const placed = rules.place(key, "key");
-    return copy(await this.valueOf(part, rules, placed.instance, placed.key), "value") as never;
+    const [value] = await part.values(this.ctx, rules, [rules.place(key, "key")]);
+    return copy(value, "value") as never;
   }
 
   async getMany(map: unknown, keys: Iterable<string>): Promise<Map<string, never>> {
@@ -422,7 +433,7 @@ class Tx implements Transaction {
     const part = this.mapPart(rules);
     if (!part) return (await target.getMany(keys)) as Map<string, never>;
     const placed = args.list<unknown>("keys", keys, MAX_BATCH).map((k, i) => rules.place(k, `keys[${i}]`));
-    const values = await Promise.all(placed.map((p) => this.valueOf(part, rules, p.instance, p.key)));
+    const values = await part.values(this.ctx, rules, placed);
     const found = new Map<string, never>();
     placed.forEach((p, i) => {
       if (values[i] !== undefined) found.set(p.key, copy(values[i], "value") as never);
@@ -455,16 +466,17 @@ class Tx implements Transaction {
   upsert(map: unknown, key: string, value: unknown): Promise<never> {
     return this.staging(async () => {
       const w = this.writable(map, key);
-      const stored = copy(w.rules.input(w.key, value, "value"), "value");
-      this.stage(w.part, w.instance, w.key, { value: stored });
-      return copy(stored, "value") as never;
+      // The copy is staged; the caller gets the value it gave (as the map reads it in), not the copy.
+      const given = w.rules.input(w.key, value, "value");
+      this.stage(w.part, w.instance, w.key, { value: copy(given, "value") });
+      return given as never;
     });
   }
 
   delete(map: unknown, key: string): Promise<boolean> {
     return this.staging(() => {
       const w = this.writable(map, key);
-      const was = this.valueOf(w.part, w.rules, w.instance, w.key);
+      const was = w.part.values(this.ctx, w.rules, [w]).then(([v]) => v);
       this.stage(w.part, w.instance, w.key, { deleted: true });
       return was.then((v) => v !== undefined);
     });
@@ -476,11 +488,12 @@ class Tx implements Transaction {
       const part = this.parts.get(rules.name);
       if (!(part instanceof LogPart))
         throw args.invalid(`log "${rules.name}" is not in the transaction's scope: add the log to the scope to append to it`);
-      const staged = copy(rules.input(item, "item"), "item");
-      const n = part.items.push(staged) - 1;
-      const record = rules.record(part.state!, n, staged);
+      // As for upsert: the copy is staged, the record given holds the item as the caller gave it.
+      const given = rules.input(item, "item");
+      const n = part.items.push(copy(given, "item")) - 1;
+      const record = rules.record(part.state!, n, given);
       part.told.set(n, record.sequence);
-      return copy(record, "record") as never;
+      return record as never;
     });
   }
 }
