@@ -267,11 +267,19 @@ function storageCalls(m: M, s: Stores): Call[] {
     ],
     [
       "tx.upsert(dir, email, x)",
-      (x) => store.transaction([dir], (tx) => tx.upsert(dir, "a@example.com", x as Attrmap.CustomerProfileInput)),
+      (x) =>
+        store.transaction([dir.at("a@example.com")], (tx) => tx.upsert(dir, "a@example.com", x as Attrmap.CustomerProfileInput)),
     ],
-    ["tx.delete(map, x)", (x) => store.transaction([map], (tx) => tx.delete(map, x as string))],
+    ["tx.delete(map, x)", (x) => store.transaction([map.at("k")], (tx) => tx.delete(map, x as string))],
     ["tx.append(x, v)", (x) => store.transaction([values], (tx) => tx.append(x as typeof values, 1))],
-    ["tx.append(log, x)", (x) => store.transaction([values], (tx) => tx.append(values, x))],
+    [
+      // A log of its own for each stored bad value, as for log.append: no later transaction reads it back.
+      "tx.append(log, x)",
+      async (x) => {
+        const own = await store.chunkedLog(`fuzz-values-${slot++}`, { chunkSize: 1 });
+        return store.transaction([own], (tx) => tx.append(own, x));
+      },
+    ],
     ["tx.append(archive, x)", (x) => store.transaction([archive], (tx) => tx.append(archive, x as Attrmap.NewSubscriber))],
     ["log.append(x)", (x) => values.append(x)],
     ["log.appendMany(x)", (x) => log.appendMany(x as unknown[])],
