@@ -127,14 +127,66 @@ test("a browser killed in the middle of a stream of appends leaves a valid log o
   assert.ok(total >= 45, `only ${total} appends survived`);
 });
 
+/** The bank's database (tests/shared/transfers.ts) in the kill test below. */
+const BANK = "transfers";
+
+/** Starts an endless stream of transfers in `page`, one at a time, opening the bank first if it is new. */
+async function startTransfers(page: Tab, round: number): Promise<void> {
+  await page.evaluate(
+    async ({ name, path, round }) => {
+      const bank = (await import(`${path}transfers.js`)) as typeof import("../shared/transfers.js");
+      await bank.openBank(window.attrmap, name, { open: true });
+      void (async () => {
+        for (let k = 0; ; k++)
+          await bank.runTransfers(window.attrmap, name, bank.transfers(round * 100_000 + k, 4), { inFlight: 1, seed: k });
+      })();
+    },
+    { name: BANK, path: SHARED_PATH, round },
+  );
+}
+
+/**
+ * After a kill: the balances are the opening ones plus exactly the transfers the ledger holds,
+ * numbered 1..n, and the feed has the accounts' opening and then a record for the accounts and
+ * one for the ledger per transfer. Returns how many transfers there are.
+ */
+async function checkBank(page: Tab, round: number, seen: number): Promise<number> {
+  const stored = await within(
+    `round ${round}: the bank to be read back`,
+    page.evaluate(
+      async ({ name, path }) => {
+        const bank = (await import(`${path}transfers.js`)) as typeof import("../shared/transfers.js");
+        const read = await bank.readBank(window.attrmap, name);
+        const feed = (await window.attrmap.openAttrmap({ name }).changes({ limit: 10_000 })).changes;
+        return { ...read, feed: feed.map((c) => c.map) };
+      },
+      { name: BANK, path: SHARED_PATH },
+    ),
+  );
+  assert.deepEqual(stored.balances, balancesAfter(stored.records), `round ${round}`);
+  assert.deepEqual(
+    stored.records.map((r) => r.sequence),
+    Array.from({ length: stored.records.length }, (_, i) => i + 1),
+  );
+  assert.deepEqual(stored.feed, ["accounts", ...stored.records.flatMap(() => ["accounts", "ledger"])], `round ${round}`);
+  assert.ok(stored.records.length >= seen, `round ${round}: ${stored.records.length} transfers after ${seen} were seen`);
+  await page.close();
+  return stored.records.length;
+}
+
 test(
-  "a browser killed three times while resizing 20,000 entries: every entry once, right, a later resize works",
+  "a browser killed three times while resizing 20,000 entries and moving money: every entry once, every transfer whole or absent",
   STEP_BOUND,
   async (t) => {
     const ENTRIES = 20_000;
-    // Four browsers on one profile: each is killed in a resize, and the next checks the map, resizes
-    // it once to the end, then runs the next round's resize (the last only checks).
+    // Four browsers on one profile: each is killed in a resize while another tab runs transfers
+    // between accounts, one after another (a kill finds one taking its locks, in its work, or
+    // committing); the next browser checks the map and the bank, resizes the map once to the
+    // end, then runs the next round (the last only checks). One kill serves both: a launch on a
+    // profile is most of such a test's time. (Two transfers at a time kept IndexedDB so busy that
+    // a resize killed after its last write was never found committed.)
     const { setup, profileDir, launch } = await onOneProfile(t);
+    let landed = 0; // transfers seen committed
     const filled = (await openPage(setup, server.origin)).evaluate(async (n) => {
       const map = await window.attrmap.openAttrmap({ name: "resized" }).partitionedMap<string>("m", { partitionCount: 1000 });
       await map.upsertMany(Array.from({ length: n }, (_, i) => [`key-${i}`, `value-${i}`] as [string, string]));
@@ -146,6 +198,16 @@ test(
     // Killed as the resize starts (reading), half way through its writes, and after its last write (committing).
     for (const [round, killAt] of [0, 0.5, 1].entries()) {
       const target = partitions + 500 + round;
+      const bank = await openPage(killable, server.origin);
+      await startTransfers(bank, round);
+      const since = landed;
+      await until(`round ${round}: 15 more transfers to commit`, async () => {
+        landed = await bank.evaluate(
+          async (name) => (await window.attrmap.openAttrmap({ name }).chunkedLog("ledger")).count(),
+          BANK,
+        );
+        return landed >= since + 15;
+      });
       const page = await openPage(killable, server.origin);
       // The page says when the resize has got there (a wait on its progress: a poll would take
       // turns with the resize for the page's thread). -1: the map is not open yet; 0: the resize
@@ -203,6 +265,7 @@ test(
         return { partitionCount, count, doubled, wrong, size: seen.size, afterResize: await map.count() };
       }, ENTRIES);
       const check = await within(`round ${round}: the map to be read and resized again after the kill`, checked);
+      landed = await checkBank(await openPage(reopened, server.origin), round, landed);
       // As before the resize or as after it, never a mix: every entry once, with its value.
       assert.ok([partitions, target].includes(check.partitionCount), `round ${round}: ${check.partitionCount} partitions`);
       const whole = { count: ENTRIES, doubled: 0, wrong: 0, size: ENTRIES, afterResize: ENTRIES };
@@ -212,68 +275,6 @@ test(
       killable = reopened;
     }
     await within("the last browser to close", killable.close());
-    t.diagnostic(`the killed resizes were found: ${outcomes.join(", ")}`);
-  },
-);
-
-test(
-  "a browser killed three times in the middle of transfers: after each restart every transfer is whole or absent",
-  STEP_BOUND,
-  async (t) => {
-    // Four browsers on one profile: three are killed while their page runs transfers (two at a
-    // time: a kill finds them taking locks, in their work, or committing), the next checks.
-    const { setup, profileDir, launch } = await onOneProfile(t);
-    const name = "transfers";
-    let browser = setup;
-    let landed = 0;
-    for (let round = 0; round < 3; round++) {
-      const page = await openPage(browser, server.origin);
-      await page.evaluate(
-        async ({ name, path, round }) => {
-          const bank = (await import(`${path}transfers.js`)) as typeof import("../shared/transfers.js");
-          await bank.openBank(window.attrmap, name, { open: true });
-          void (async () => {
-            for (let k = 0; ; k++)
-              await bank.runTransfers(window.attrmap, name, bank.transfers(round * 100_000 + k, 4), { inFlight: 2, seed: k });
-          })();
-        },
-        { name, path: SHARED_PATH, round },
-      );
-      const since = landed;
-      await until(`round ${round}: 15 more transfers to commit`, async () => {
-        landed = await page.evaluate(
-          async (name) => (await window.attrmap.openAttrmap({ name }).chunkedLog("ledger")).count(),
-          name,
-        );
-        return landed >= since + 15;
-      });
-      await within(`round ${round}: the browser to die`, browser.kill());
-      browser = await launch(`round ${round}, reopened`, profileDir);
-      const checker = await openPage(browser, server.origin);
-      const stored = await within(
-        `round ${round}: the bank to be read back`,
-        checker.evaluate(
-          async ({ name, path }) => {
-            const bank = (await import(`${path}transfers.js`)) as typeof import("../shared/transfers.js");
-            const read = await bank.readBank(window.attrmap, name);
-            const feed = (await window.attrmap.openAttrmap({ name }).changes({ limit: 10_000 })).changes;
-            return { ...read, feed: feed.map((c) => c.map) };
-          },
-          { name, path: SHARED_PATH },
-        ),
-      );
-      // The balances are the opening ones plus exactly the transfers the ledger holds, numbered 1..n.
-      assert.deepEqual(stored.balances, balancesAfter(stored.records), `round ${round}`);
-      assert.deepEqual(
-        stored.records.map((r) => r.sequence),
-        Array.from({ length: stored.records.length }, (_, i) => i + 1),
-      );
-      // The feed: the accounts opened, then a record for the accounts and one for the ledger per transfer.
-      assert.deepEqual(stored.feed, ["accounts", ...stored.records.flatMap(() => ["accounts", "ledger"])], `round ${round}`);
-      assert.ok(stored.records.length >= landed, `round ${round}: ${stored.records.length} transfers after ${landed} were seen`);
-      landed = stored.records.length;
-      await checker.close();
-    }
-    t.diagnostic(`${landed} transfers survived three kills`);
+    t.diagnostic(`the killed resizes were found: ${outcomes.join(", ")}; ${landed} transfers survived`);
   },
 );
