@@ -203,23 +203,30 @@ function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): 
  */
 const MAX_INSTANCE_LOCKS = 16;
 
-/** The locks to take for `requests`: one per name (exclusive wins), escalated per map past MAX_INSTANCE_LOCKS. */
-function plan(requests: readonly LockRequest[]): Map<string, LockRequest> {
+/** One request per lock name (exclusive wins), in name order: the order every writer takes its locks in. */
+function inNameOrder(requests: Iterable<LockRequest>): Array<[string, LockRequest]> {
+  const byName = new Map<string, LockRequest>();
+  for (const r of requests) {
+    const name = nameOf(r.key);
+    if (byName.get(name)?.mode !== "exclusive") byName.set(name, r);
+  }
+  return [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The locks a write takes for `requests`: escalated per map past MAX_INSTANCE_LOCKS, in name order. */
+function plan(requests: readonly LockRequest[]): Array<[string, LockRequest]> {
   const perMap = new Map<string, number>();
   for (const r of requests) {
     if (r.key.instance === undefined) continue;
     const map = nameOf({ database: r.key.database, map: r.key.map });
     perMap.set(map, (perMap.get(map) ?? 0) + 1);
   }
-  const byName = new Map<string, LockRequest>();
-  for (const r of requests) {
-    const map: LockKey = { database: r.key.database, map: r.key.map };
-    const escalated = (perMap.get(nameOf(map)) ?? 0) > MAX_INSTANCE_LOCKS;
-    const wanted: LockRequest = escalated ? { key: map, mode: "exclusive" } : r;
-    const name = nameOf(wanted.key);
-    if (byName.get(name)?.mode !== "exclusive") byName.set(name, wanted);
-  }
-  return byName;
+  return inNameOrder(
+    requests.map((r) => {
+      const map: LockKey = { database: r.key.database, map: r.key.map };
+      return (perMap.get(nameOf(map)) ?? 0) > MAX_INSTANCE_LOCKS ? { key: map, mode: "exclusive" } : r;
+    }),
+  );
 }
 
 /**
@@ -255,7 +262,7 @@ export async function withLocks<T>(
   options: WriteOptions,
   body: () => Promise<T>,
 ): Promise<T> {
-  const sorted = [...plan(requests)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = plan(requests);
   refuseHeld(locks, sorted);
   return inOrder(locks, sorted, options, body);
 }
@@ -276,12 +283,7 @@ export async function holdForTransaction<T>(
   options: WriteOptions,
   body: () => Promise<T>,
 ): Promise<T> {
-  const byName = new Map<string, LockRequest>();
-  for (const r of requests) {
-    const name = nameOf(r.key);
-    if (byName.get(name)?.mode !== "exclusive") byName.set(name, r);
-  }
-  const sorted = [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = inNameOrder(requests);
   let context = contexts.get(locks);
   if (!context) contexts.set(locks, (context = new ContextLocks(locks)));
   return inOrder(context, sorted, options, async () => {

@@ -11,10 +11,10 @@ import type { Connection } from "./connection.js";
 import { changesEntries, type EntryWrites, storeEntries } from "./entry-store.js";
 import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "./feed.js";
 import { type EntryKey, type KeyBounds, prefixRange } from "./keys.js";
-import { readBack, written } from "./read-back.js";
+import { readBack, settleInDoubt, written } from "./read-back.js";
 import { attempt, request, settledBeforeCommit } from "./requests.js";
 import { ENTRIES, INSTANCES, MAPS } from "./schema.js";
-import { notWritten, readOnly, runTransaction } from "./transaction.js";
+import { readOnly, runTransaction } from "./transaction.js";
 
 /** What a write stores in one map: instances to put, archives to add (never overwrite), to delete, the metadata. */
 export interface MapWrites {
@@ -262,8 +262,8 @@ export class InstanceStore {
       const found = await Promise.all(
         readable.map((i) => readBack(this, reads[i]!.map, doing, reads[i]!.instances, before[i]!, decided!.writes[i]!)),
       );
-      if (found.every((f) => f === "landed")) return decided.result;
-      throw found.every((f) => f === "kept") ? notWritten(doing, e) : e;
+      settleInDoubt(found, doing, e);
+      return decided.result;
     });
     // Announced only once committed, and only when instances or entries changed (not for a layout alone).
     this.announceChanged(
@@ -385,8 +385,7 @@ export class InstanceStore {
     }).catch(async (e: unknown) => {
       // A rewrite stores a new layout version: the metadata alone says whether it landed.
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || after === undefined) throw e;
-      const found = await readBack(this, map, doing, [], { meta: before, values: [] }, { meta: after });
-      if (found !== "landed") throw found === "kept" ? notWritten(doing, e) : e;
+      settleInDoubt([await readBack(this, map, doing, [], { meta: before, values: [] }, { meta: after })], doing, e);
     });
     this.announceChanged([{ map, instances: [...changed] }]);
     return result as T;

@@ -2,8 +2,10 @@
 // and the browser then reports the transaction aborted though it may have landed. The writer
 // still holds its locks, so it reads back what it wrote, through a new connection, and tells
 // landed, not written, or (if it cannot tell) `outcome_unknown`.
+import type { AttrmapError } from "../store/errors.js";
 import type { InstanceStore, MapWrites, Snapshot } from "./instance-store.js";
 import { sameValue } from "./same-value.js";
+import { notWritten } from "./transaction.js";
 
 /** What a write leaves in each instance it names: the value put or added, `undefined` for one deleted. */
 export function written(writes: MapWrites): Map<string, unknown> {
@@ -50,4 +52,14 @@ export async function readBack(
   const landed = pairs.every(([n, l]) => sameValue(n, l) === true) && leftInRange === 0;
   const kept = pairs.every(([n, , k]) => sameValue(n, k) === true) && (writes.deleteRange === undefined || leftInRange > 0);
   return landed ? "landed" : kept ? "kept" : "unknown";
+}
+
+/**
+ * What a write in doubt (`unknown`, its `outcome_unknown`) did, from the read-backs of the maps it
+ * wrote: returns when it landed in all of them; throws `transaction_aborted` when all are as
+ * before it, and `unknown` otherwise.
+ */
+export function settleInDoubt(found: readonly ReadBack[], doing: string, unknown: AttrmapError): void {
+  if (found.every((f) => f === "landed")) return;
+  throw found.every((f) => f === "kept") ? notWritten(doing, unknown) : unknown;
 }

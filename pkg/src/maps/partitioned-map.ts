@@ -202,6 +202,18 @@ export class PartitionedMap<V> {
     if (!same) throw new StaleLayout(raw);
   }
 
+  /** Whether `raw` (stored metadata) is `layout`; if not, takes the stored layout as this object's and says false. */
+  private adopt(raw: unknown, layout = this.layout): boolean {
+    try {
+      this.current(raw, layout);
+      return true;
+    } catch (e) {
+      if (!(e instanceof StaleLayout)) throw e;
+      this.reloadLayout(e.raw);
+      return false;
+    }
+  }
+
   /** The canonical key and partition of a caller's key under `layout`. */
   private place(key: unknown, layout: PartitionedLayout, name: string): Placement {
     let canonical: string;
@@ -247,16 +259,7 @@ export class PartitionedMap<V> {
       kind: "partitioned",
       name: this.name,
       database: this.ctx.store.name,
-      adopt: (raw) => {
-        try {
-          this.current(raw, this.layout);
-          return true;
-        } catch (e) {
-          if (!(e instanceof StaleLayout)) throw e;
-          this.reloadLayout(e.raw);
-          return false;
-        }
-      },
+      adopt: (raw) => this.adopt(raw),
       place: (key, argument) => {
         const p = this.place(key, this.layout, argument);
         return { key: p.key, instance: p.partitionName };
@@ -678,21 +681,10 @@ export class PartitionedMap<V> {
       const step = await this.ctx.store.readNext(this.name, after, `reading the partitions of map "${this.name}"`);
       if (step.meta === undefined) return;
       if (layout === undefined) {
-        try {
-          this.current(step.meta, this.layout);
-        } catch (e) {
-          if (!(e instanceof StaleLayout)) throw e;
-          this.reloadLayout(e.raw);
-        }
+        this.adopt(step.meta);
         layout = this.layout;
-      } else {
-        try {
-          this.current(step.meta, layout);
-        } catch (e) {
-          if (!(e instanceof StaleLayout)) throw e;
-          this.reloadLayout(e.raw);
-          throw new AttrmapError("layout_changed", `map "${this.name}" was resized while its entries were being read`);
-        }
+      } else if (!this.adopt(step.meta, layout)) {
+        throw new AttrmapError("layout_changed", `map "${this.name}" was resized while its entries were being read`);
       }
       if (step.instance === undefined) return;
       yield* this.ordered(step.instance, step.value);
