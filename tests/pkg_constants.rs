@@ -1,4 +1,4 @@
-//! pkg/src/wasm/constants.ts holds the core's constants as TypeScript literals, so that the
+//! pkg/src/common/constants.ts holds the core's constants as TypeScript literals, so that the
 //! package's modules can use them as they load, before (and whichever way) the wasm module
 //! starts. Their one home is still the crate: this test renders the file from it and fails
 //! when the file differs. `ATTRMAP_WRITE_CONSTANTS=1 cargo test --test pkg_constants` writes it.
@@ -11,7 +11,7 @@ use attrmap::{
     MAX_COMPOUND_LENGTH,
 };
 
-const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg/src/wasm/constants.ts");
+const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg/src/common/constants.ts");
 
 fn render() -> String {
     let string = |s: &str| format!("{s:?}"); // the names are ASCII words: Rust's quoting is JSON's

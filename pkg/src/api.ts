@@ -2,6 +2,11 @@
 // wasm module starts): the store, its maps and logs, live queries, errors and the pure rules.
 // Export and import, the engine's requests and the HTTP handler are entries of their own.
 
+export { CURRENT, DEFAULT_CHUNK_SIZE, DEFAULT_PARTITION_COUNT, MAX_TEXT_LENGTH } from "./common/constants.js";
+export type { ErrorCode } from "./common/errors.js";
+export { AttrmapError, ERROR_CODES } from "./common/errors.js";
+export type { StoreEvent } from "./common/events.js";
+export { MAX_BATCH, MAX_PAGE_LIMIT } from "./common/limits.js";
 export type { LockGrant, LockKey, LockManagerLike, LockRequestOptions, LockWait, WriteOptions } from "./concurrency/locks.js";
 export { InProcessLocks, lockName } from "./concurrency/locks.js";
 export type { RetryOptions } from "./concurrency/retry.js";
@@ -15,8 +20,8 @@ export type { IndexElement, IndexValue } from "./indexes/values.js";
 export type { Change, EntryChanges, MapChange } from "./live/changes.js";
 export { watchChanges } from "./live/changes.js";
 export type { LiveQuery, LiveQueryObserver, Subscription } from "./live/live-query.js";
-export type { ChunkedLogOptions, LogPage, LogStats, LogWindow, LogWindowOptions, RecordsOptions } from "./maps/chunked-log.js";
-export { ChunkedLog } from "./maps/chunked-log.js";
+export type { ChunkedLogOptions, LogPage, LogStats, LogWindow, LogWindowOptions, RecordsOptions } from "./logs/chunked-log.js";
+export { ChunkedLog } from "./logs/chunked-log.js";
 export type { ChunkedLayout, Layout, LogState, PartitionedLayout, Segment } from "./maps/layout.js";
 export type {
   MapPage,
@@ -27,29 +32,13 @@ export type {
   ResizeProgress,
 } from "./maps/partitioned-map.js";
 export { PartitionedMap } from "./maps/partitioned-map.js";
-export type { CustomerDirectoryOptions } from "./samples/customer-directory.js";
-export { CUSTOMER_PROFILES_MAP, CustomerDirectory } from "./samples/customer-directory.js";
-export type { CustomerProfile, CustomerProfileInput, LogRecord, NewSubscriber, Subscriber } from "./samples/records.js";
-export type { SubscriberArchiveOptions, SubscriberPage } from "./samples/subscriber-archive.js";
-export { SUBSCRIBER_CHUNKS_MAP, SubscriberArchive } from "./samples/subscriber-archive.js";
-export type { IDBFactoryLike, IDBKeyRangeLike, OpenOptions } from "./store/attrmap.js";
-export { Attrmap, openAttrmap } from "./store/attrmap.js";
-export type { ErrorCode } from "./store/errors.js";
-export { AttrmapError, ERROR_CODES } from "./store/errors.js";
-export type { StoreEvent } from "./store/events.js";
-export { MAX_BATCH, MAX_PAGE_LIMIT } from "./store/limits.js";
-export type { StorageStatus } from "./store/persistence.js";
-export { KeyScope } from "./transactions/scope.js";
-export type {
-  ScopeItem,
-  SomeChunkedLog,
-  SomePartitionedMap,
-  Transaction,
-  TransactionOptions,
-} from "./transactions/transaction.js";
-export { DEFAULT_WORK_TIMEOUT_MS, MAX_WHOLE_MAP_PARTITIONS } from "./transactions/transaction.js";
-export { CURRENT, DEFAULT_CHUNK_SIZE, DEFAULT_PARTITION_COUNT, MAX_TEXT_LENGTH } from "./wasm/constants.js";
-export type { EmailPartition, KeyPartition, PlacedCustomerProfile } from "./wasm/rules.js";
+export { KeyScope } from "./maps/scope.js";
+export type { CustomerDirectoryOptions } from "./reference-samples/customer-directory.js";
+export { CUSTOMER_PROFILES_MAP, CustomerDirectory } from "./reference-samples/customer-directory.js";
+export type { CustomerProfile, CustomerProfileInput, LogRecord, NewSubscriber, Subscriber } from "./reference-samples/records.js";
+export type { SubscriberArchiveOptions, SubscriberPage } from "./reference-samples/subscriber-archive.js";
+export { SUBSCRIBER_CHUNKS_MAP, SubscriberArchive } from "./reference-samples/subscriber-archive.js";
+export type { EmailPartition, KeyPartition, PlacedCustomerProfile } from "./rules.js";
 export {
   archiveChunkToken,
   canonicalEmailAddress,
@@ -59,5 +48,16 @@ export {
   partitionName,
   placeCustomerProfile,
   validatePageToken,
-} from "./wasm/rules.js";
+} from "./rules.js";
+export type { IDBFactoryLike, IDBKeyRangeLike, OpenOptions } from "./store/attrmap.js";
+export { Attrmap, openAttrmap } from "./store/attrmap.js";
+export type { StorageStatus } from "./store/persistence.js";
+export type {
+  ScopeItem,
+  SomeChunkedLog,
+  SomePartitionedMap,
+  Transaction,
+  TransactionOptions,
+} from "./transactions/transaction.js";
+export { DEFAULT_WORK_TIMEOUT_MS, MAX_WHOLE_MAP_PARTITIONS } from "./transactions/transaction.js";
 export { ready } from "./wasm/store-module.js";

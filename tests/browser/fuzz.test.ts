@@ -43,7 +43,7 @@ test("the fuzz in a module worker", async (t) => {
       new Promise<FuzzReport>((resolve, reject) => {
         const code = `
           import * as core from "${origin}/attrmap/dist/index.js";
-          import * as dex from "${origin}/attrmap/dist/engine-requests/index.js";
+          import * as dex from "${origin}/attrmap/dist/dex/index.js";
           import * as exportImport from "${origin}/attrmap/dist/export-import/index.js";
           import * as http from "${origin}/attrmap/dist/http/index.js";
           import { fuzz } from "${origin}${path}fuzz.js";

@@ -49,7 +49,7 @@ const TEST_PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>attrmap test
 <script>${DRIVEN_PAGE_SCRIPT}</script>
 <script type="module">
 import * as core from "/attrmap/dist/index.js";
-import * as dex from "/attrmap/dist/engine-requests/index.js";
+import * as dex from "/attrmap/dist/dex/index.js";
 import * as exportImport from "/attrmap/dist/export-import/index.js";
 import * as http from "/attrmap/dist/http/index.js";
 window.attrmap = { ...core, ...exportImport, ...dex, ...http };

@@ -86,7 +86,7 @@ store.liveQuery((s) => s.partitionedMap("m")).subscribe(() => {});`;
   const loaded = await bundled(page);
   assert.ok(loaded.includes("dist/maps/partitioned-map.js") && loaded.includes("dist/live/live-query.js"), loaded.join());
   assert.deepEqual(
-    loaded.filter((f) => /^dist\/(export-import|engine-requests|http)\//.test(f)),
+    loaded.filter((f) => /^dist\/(export-import|dex|http)\//.test(f)),
     [],
   );
   // And an entry of a concern brings its own modules, not another start of the wasm.
@@ -113,7 +113,7 @@ test("the tarball ships the compiled package, the wasm inlined and as a file, no
     "./dist/browser/index.js",
     "./dist/wasm/init-streaming.js",
     "./dist/export-import/index.js",
-    "./dist/engine-requests/index.js",
+    "./dist/dex/index.js",
     "./dist/http/index.js",
     "./dist/react/index.js",
     "./wasm/attrmap.js",
@@ -172,8 +172,8 @@ test("npm pack in pkg/ gives the same files as the tarball the tests install", (
 });
 
 test("no public export of any entry is typed any", typeCheck, () => {
-  const entries = ["index", "browser/index", "export-import/index", "engine-requests/index", "http/index", "react/index"].map(
-    (e) => join(pkgDir, `dist/${e}.d.ts`),
+  const entries = ["index", "browser/index", "export-import/index", "dex/index", "http/index", "react/index"].map((e) =>
+    join(pkgDir, `dist/${e}.d.ts`),
   );
   const program = ts.createProgram(entries, {
     strict: true,

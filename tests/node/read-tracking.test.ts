@@ -11,7 +11,7 @@ import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 
 const dist = join(dirname(fileURLToPath(import.meta.resolve("attrmap/package.json"))), "dist");
 const load = (path: string) => import(pathToFileURL(join(dist, path)).href);
-const { InstanceStore } = await load("idb/instance-store.js");
+const { InstanceStore } = await load("instances/instances.js");
 const { Connection } = await load("idb/connection.js");
 const { Announcer } = await load("live/changes.js");
 const { request } = await load("idb/requests.js");

@@ -6,11 +6,11 @@
 // and one that throws changes nothing. Writers in other contexts still meet the Web Locks
 // (and, with `ifAvailable`, `lock_conflict`), as the reference server's writers do.
 
+import type { Context } from "../common/context.js";
+import { AttrmapError } from "../common/errors.js";
 import type { EntryWrites, UniqueCheck } from "../idb/entry-store.js";
-import type { ReadAll, Snapshot, Writes } from "../idb/instance-store.js";
 import type { EntryKey } from "../idb/keys.js";
-import type { Context } from "../store/context.js";
-import { AttrmapError } from "../store/errors.js";
+import type { ReadAll, Snapshot, Writes } from "../instances/instances.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks } from "./locks.js";
 
 /** One write: the locks it needs, the instances it reads, and how it changes them. */

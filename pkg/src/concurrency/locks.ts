@@ -1,8 +1,8 @@
 // Writers serialize through the Web Locks API: one exclusive lock per instance written,
 // named after database, map and instance, so tabs, workers and service workers of one
 // origin wait for each other. Readers take no lock.
-import * as args from "../store/args.js";
-import { AttrmapError, storageError } from "../store/errors.js";
+import * as args from "../common/args.js";
+import { AttrmapError, storageError } from "../common/errors.js";
 import { ContextLocks } from "./context-locks.js";
 
 /** How a write waits for its locks. */

@@ -1,6 +1,6 @@
 // Retrying writes that found their lock held (`lock: "ifAvailable"`), with backoff.
-import * as args from "../store/args.js";
-import { AttrmapError } from "../store/errors.js";
+import * as args from "../common/args.js";
+import { AttrmapError } from "../common/errors.js";
 
 /** How often and how far apart `retryOnConflict` tries again. */
 export interface RetryOptions {

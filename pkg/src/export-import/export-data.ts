@@ -4,12 +4,12 @@
 // so the export is consistent while appends go on; a resize or retention that happens while a
 // map is read makes the export fail with `layout_changed` rather than mix two layouts.
 
+import * as args from "../common/args.js";
+import { CURRENT, EXPORT_FORMAT, EXPORT_VERSION } from "../common/constants.js";
+import type { Context } from "../common/context.js";
+import { AttrmapError, corrupt } from "../common/errors.js";
 import { publicDefinition } from "../indexes/definition.js";
 import { type Layout, type LogState, readMeta } from "../maps/layout.js";
-import * as args from "../store/args.js";
-import type { Context } from "../store/context.js";
-import { AttrmapError, corrupt } from "../store/errors.js";
-import { CURRENT, EXPORT_FORMAT, EXPORT_VERSION } from "../wasm/constants.js";
 import * as wasm from "../wasm/store-module.js";
 import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
 import { mapNames } from "./staging.js";

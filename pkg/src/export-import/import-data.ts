@@ -5,17 +5,23 @@
 // place with the maps' metadata. A bad line, an abort or a crash before that transaction leaves
 // the database as it was (a crash leaves staged instances, which the next import removes).
 
+import * as args from "../common/args.js";
+import { CURRENT } from "../common/constants.js";
+import { type Context, lockKey } from "../common/context.js";
+import { AttrmapError } from "../common/errors.js";
 import { withLocks } from "../concurrency/locks.js";
 import type { Owner } from "../idb/keys.js";
 import { type IndexDefinition, publicDefinition, type StoredIndex, storedIndexes } from "../indexes/definition.js";
 import { type ConflictError, changeEntries, describeValue } from "../indexes/entries.js";
-import { CUSTOMER_PROFILES_MAP } from "../samples/customer-directory.js";
-import { type LogRecord, profileProblem, type Subscriber, subscriberRecords, valueRecords } from "../samples/records.js";
-import { SUBSCRIBER_CHUNKS_MAP } from "../samples/subscriber-archive.js";
-import * as args from "../store/args.js";
-import { type Context, lockKey } from "../store/context.js";
-import { AttrmapError } from "../store/errors.js";
-import { CURRENT } from "../wasm/constants.js";
+import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
+import {
+  type LogRecord,
+  profileProblem,
+  type Subscriber,
+  subscriberRecords,
+  valueRecords,
+} from "../reference-samples/records.js";
+import { SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.js";
 import { keyBytes, segmentNumbers } from "../wasm/encodings.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { dropPrefix, type Move, mapNames, moveMaps, stage } from "./staging.js";

@@ -2,9 +2,9 @@
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions of the instance store, here so that a page that never imports does not load them.
 import { deletingAll, type EntryWrites, noEntryWrites, storeEntries } from "../idb/entry-store.js";
-import type { InstanceStore } from "../idb/instance-store.js";
 import { attempt, request } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
+import type { InstanceStore } from "../instances/instances.js";
 
 /** One map an import moves into place: from its staged name to its own, with its metadata record. */
 export interface Move {

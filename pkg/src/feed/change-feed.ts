@@ -1,15 +1,16 @@
 // The change feed, as a store gives it (docs/change-feed.md): the records of the committed
 // writes after a checkpoint, the checkpoint now, and acknowledging what has been moved. Records
 // are appended by every write (idb/feed.ts); these only read them, or drop the oldest.
-import type { ChangeRecord } from "../idb/change-record.js";
-import { firstSequence, lastSequence } from "../idb/feed.js";
+
+import * as args from "../common/args.js";
+import type { Context } from "../common/context.js";
+import { AttrmapError } from "../common/errors.js";
 import { request } from "../idb/requests.js";
 import { CHANGES } from "../idb/schema.js";
-import * as args from "../store/args.js";
-import type { Context } from "../store/context.js";
-import { AttrmapError } from "../store/errors.js";
+import type { ChangeRecord } from "./change-record.js";
+import { firstSequence, lastSequence } from "./feed-records.js";
 
-export type { ChangeRecord } from "../idb/change-record.js";
+export type { ChangeRecord } from "./change-record.js";
 
 /** Which records `store.changes(options)` gives. */
 export interface ChangesOptions {

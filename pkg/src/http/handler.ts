@@ -1,12 +1,12 @@
 // The reference server's HTTP API as a fetch-style handler, for a service worker (or any
 // code with Request/Response): the six endpoints of docs/http.md over the stores.
 
+import * as args from "../common/args.js";
+import { EXACT_KEYS } from "../common/constants.js";
+import { AttrmapError, type ErrorCode } from "../common/errors.js";
 import { type LockWait, writeOptions } from "../concurrency/locks.js";
-import { profileInput, subscriberInput } from "../samples/records.js";
-import * as args from "../store/args.js";
+import { profileInput, subscriberInput } from "../reference-samples/records.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
-import { AttrmapError, type ErrorCode } from "../store/errors.js";
-import { EXACT_KEYS } from "../wasm/constants.js";
 import * as wasm from "../wasm/store-module.js";
 
 /** Where the reference samples serve the hash-partitioned pattern's endpoints. */

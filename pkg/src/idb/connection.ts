@@ -2,8 +2,8 @@
 // identity (another database in its place is a loss, told once), let go when another context
 // upgrades or deletes it or the browser closes it, and reached again through a fresh frame
 // when WebKit's storage process dies. It knows nothing of maps or logs.
-import { AttrmapError, isDOMException, noIndexedDB, serverLost, storageError } from "../store/errors.js";
-import { Events } from "../store/events.js";
+import { AttrmapError, isDOMException, noIndexedDB, serverLost, storageError } from "../common/errors.js";
+import { Events } from "../common/events.js";
 import { freshIndexedDB, unreachable } from "./frame.js";
 import { dataLost, type Identity, storedIdentity } from "./identity.js";
 import { attempt, request } from "./requests.js";

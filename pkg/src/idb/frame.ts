@@ -4,7 +4,7 @@
 // Refresh the page to try again"), and so do the dedicated workers it starts. A document made
 // after the crash connects to the new process: a same-origin about:blank iframe of the page
 // does, and its `indexedDB` serves the page (measured: docs/storage.md).
-import { AttrmapError } from "../store/errors.js";
+import { AttrmapError } from "../common/errors.js";
 
 /** An IndexedDB of a fresh document of this page, and the IDBKeyRange that goes with it. */
 export interface FreshIndexedDB {

@@ -1,7 +1,7 @@
 // A database's identity: a random id and a creation time, written in the transaction that
 // creates the database and never changed after. A store that has seen one and then finds
 // none, or another, knows that the data it had is gone (docs/storage.md).
-import { AttrmapError } from "../store/errors.js";
+import { AttrmapError } from "../common/errors.js";
 
 /** Who a database is: `id` is 128 random bits as 32 lowercase hex digits, `createdAt` milliseconds since the epoch. */
 export interface Identity {

@@ -1,6 +1,6 @@
 // IndexedDB's requests as promises, and its synchronous calls with their errors made
 // AttrmapErrors: the one place a request's success or failure is read.
-import { AttrmapError, isDOMException, storageError } from "../store/errors.js";
+import { AttrmapError, isDOMException, storageError } from "../common/errors.js";
 
 /** A request's result; a failed request rejects with the AttrmapError for it. */
 export function request<T>(req: IDBRequest<T>, doing: string): Promise<T> {

@@ -1,7 +1,7 @@
 // The transaction runner: a body's requests in one IndexedDB transaction, committed when the
 // body resolves and aborted when it throws, and what a transaction that the browser's storage
 // failed means for the caller (nothing written, or a commit in doubt).
-import { AttrmapError, isDOMException, storageError } from "../store/errors.js";
+import { AttrmapError, isDOMException, storageError } from "../common/errors.js";
 import type { Connection } from "./connection.js";
 
 /**

@@ -7,13 +7,14 @@
 // the flag. A crash leaves the flag: the index is not queried, writes keep its entries, and the
 // next createIndex goes on from the last step that committed.
 // Any error or an abort drops the definition and its entries: all or nothing.
+
+import * as args from "../common/args.js";
+import { type Context, lockKey } from "../common/context.js";
+import { AttrmapError } from "../common/errors.js";
 import { type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
 import { deletingAll, noEntryWrites } from "../idb/entry-store.js";
-import type { Writes } from "../idb/instance-store.js";
 import type { Owner } from "../idb/keys.js";
-import * as args from "../store/args.js";
-import { type Context, lockKey } from "../store/context.js";
-import { AttrmapError } from "../store/errors.js";
+import type { Writes } from "../instances/instances.js";
 import {
   type CreateIndexOptions,
   type IndexBuildProgress,

@@ -2,9 +2,10 @@
 // `dropIndex`, `indexes()`, the `indexes` option and a query's look-up do, for a partitioned map
 // and a chunked log alike. The map or log says where its definitions are and how to read them
 // again; the build itself is build.ts's.
+
+import * as args from "../common/args.js";
+import { AttrmapError } from "../common/errors.js";
 import type { WriteOptions } from "../concurrency/locks.js";
-import * as args from "../store/args.js";
-import { AttrmapError } from "../store/errors.js";
 import { buildIndex, dropIndex, type Indexed } from "./build.js";
 import {
   type CreateIndexOptions,

@@ -1,10 +1,11 @@
 // An index's definition (docs/indexes.md, "Defining an index"): what a caller gives, what a map's
 // layout stores, and the one check of each. A definition is data: what it means for a value is
 // entries.ts's business.
+
+import * as args from "../common/args.js";
+import { MAX_COMPOUND_LENGTH } from "../common/constants.js";
+import { AttrmapError } from "../common/errors.js";
 import type { WriteOptions } from "../concurrency/locks.js";
-import * as args from "../store/args.js";
-import { AttrmapError } from "../store/errors.js";
-import { MAX_COMPOUND_LENGTH } from "../wasm/constants.js";
 
 /** The longest index name, in UTF-16 code units: a name is part of every entry's key. */
 export const MAX_INDEX_NAME_LENGTH = 256;

@@ -6,14 +6,15 @@
 // equal values in owner order. Each entry holds `[owner, value]`, a copy of its owner's entry,
 // so that a query reads its results alone with one getAll, as an IndexedDB index does, not the
 // partitions they are in.
-import type { EntryWrites } from "../idb/entry-store.js";
-import { type Owner, prefixRange } from "../idb/keys.js";
+
 import {
   INDEX_VALUE_KIND_DATE,
   INDEX_VALUE_KIND_FALSE,
   INDEX_VALUE_KIND_NULL,
   INDEX_VALUE_KIND_TRUE,
-} from "../wasm/constants.js";
+} from "../common/constants.js";
+import type { EntryWrites } from "../idb/entry-store.js";
+import { type Owner, prefixRange } from "../idb/keys.js";
 import type { IndexDefinition } from "./definition.js";
 import { type IndexPair, indexPair } from "./values.js";
 

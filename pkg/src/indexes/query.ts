@@ -1,10 +1,11 @@
 // Queries of one index (docs/indexes.md, "Queries"): a condition names ranges of entry keys, and
 // a read reads them with the values their owners hold. The map or log that owns the index reads
 // (IndexReader); this module knows conditions, ranges and cursors.
+
+import * as args from "../common/args.js";
+import { INDEX_VALUE_KIND_TEXT } from "../common/constants.js";
+import { MAX_BATCH } from "../common/limits.js";
 import { compareKeys, type EntryKey, type Key, type KeyBounds, type Owner, ownerOf, prefixRange } from "../idb/keys.js";
-import * as args from "../store/args.js";
-import { MAX_BATCH } from "../store/limits.js";
-import { INDEX_VALUE_KIND_TEXT } from "../wasm/constants.js";
 import type { IndexDefinition } from "./definition.js";
 import { type IndexValue, indexPair } from "./values.js";
 

@@ -9,7 +9,7 @@ import {
   INDEX_VALUE_KIND_NUMBER,
   INDEX_VALUE_KIND_TEXT,
   INDEX_VALUE_KIND_TRUE,
-} from "../wasm/constants.js";
+} from "../common/constants.js";
 
 /** One element of an index value: `null`, a boolean, a finite number, a valid `Date` or a string. */
 export type IndexElement = null | boolean | number | string | Date;

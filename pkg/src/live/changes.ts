@@ -1,8 +1,9 @@
 // Change notifications: after a write commits, its database, map and instances are posted
 // on a BroadcastChannel of the origin, so other tabs, workers and the service worker can
 // refresh what they show. The message names what changed, never the data itself.
+
+import * as args from "../common/args.js";
 import type { EntryKey, KeyBounds } from "../idb/keys.js";
-import * as args from "../store/args.js";
 
 /** What a write did to index entries: these keys, and every key in these ranges. */
 export interface EntryChanges {

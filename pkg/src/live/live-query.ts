@@ -3,12 +3,12 @@
 // runs again when a change announced on the database's channel touches one of them, whichever
 // context of the origin wrote it.
 
+import * as args from "../common/args.js";
+import { CURRENT } from "../common/constants.js";
+import type { Context } from "../common/context.js";
+import { report } from "../common/events.js";
 import { inRange, type KeyBounds, overlap } from "../idb/keys.js";
-import * as args from "../store/args.js";
 import type { Attrmap } from "../store/attrmap.js";
-import type { Context } from "../store/context.js";
-import { report } from "../store/events.js";
-import { CURRENT } from "../wasm/constants.js";
 import { type Change, type MapChange, watchChanges } from "./changes.js";
 
 /** What a live query's results go to, as an Observable's observer. */

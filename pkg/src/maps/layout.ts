@@ -2,9 +2,8 @@
 // stored data: keys and tokens mean something only under the layout they were written with.
 // This module reads stored metadata records (every rule they break is `corrupt_data`) and
 // decides what opening a map with given options means.
-import { type StoredIndex, storedIndexes } from "../indexes/definition.js";
-import { describeType } from "../store/args.js";
-import { AttrmapError, checkStored } from "../store/errors.js";
+
+import { describeType } from "../common/args.js";
 import {
   CUSTOM_KEYS,
   DEFAULT_CHUNK_SIZE,
@@ -16,7 +15,9 @@ import {
   LOG_CHECK_CURRENT_FIRST,
   LOG_CHECK_CURRENT_LENGTH,
   LOG_CHECK_RETAINED,
-} from "../wasm/constants.js";
+} from "../common/constants.js";
+import { AttrmapError, checkStored } from "../common/errors.js";
+import { type StoredIndex, storedIndexes } from "../indexes/definition.js";
 import { bookParts, type LogBook, logBook, type Segment } from "../wasm/encodings.js";
 import * as wasm from "../wasm/store-module.js";
 

@@ -2,10 +2,14 @@
 // from canonical key to value. A lookup reads one partition; an upsert locks, reads and
 // rewrites one partition. Never the whole map.
 
+import * as args from "../common/args.js";
+import { EMAIL_KEYS } from "../common/constants.js";
+import { type Context, lockKey } from "../common/context.js";
+import { AttrmapError, corrupt } from "../common/errors.js";
+import { MAX_BATCH } from "../common/limits.js";
 import { commit } from "../concurrency/group-commit.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
 import { deletingAll, type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
-import type { Snapshot, Writes } from "../idb/instance-store.js";
 import type { EntryKey, Owner } from "../idb/keys.js";
 import {
   createIndex,
@@ -26,16 +30,12 @@ import {
 } from "../indexes/definition.js";
 import { changeEntries, describeValue } from "../indexes/entries.js";
 import { planRanges, Query, type ReadPlan } from "../indexes/query.js";
-import * as args from "../store/args.js";
-import { type Context, lockKey } from "../store/context.js";
-import { AttrmapError, corrupt } from "../store/errors.js";
-import { MAX_BATCH } from "../store/limits.js";
+import type { Snapshot, Writes } from "../instances/instances.js";
 import type { MapRules } from "../transactions/participants.js";
-import { KeyScope } from "../transactions/scope.js";
-import { EMAIL_KEYS } from "../wasm/constants.js";
 import * as maintenance from "../wasm/maintenance-module.js";
 import * as wasm from "../wasm/store-module.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
+import { KeyScope } from "./scope.js";
 
 /** How `store.partitionedMap(name, options)` opens or creates a map of values of type `V`. */
 export interface PartitionedMapOptions<V = unknown> {

@@ -1,24 +1,24 @@
 // The entry point of the storage layer: one IndexedDB database and its lock manager.
 
+import * as args from "../common/args.js";
+import type { Context } from "../common/context.js";
+import type { AttrmapError } from "../common/errors.js";
+import type { StoreEvent } from "../common/events.js";
 import { defaultLocks, type LockManagerLike } from "../concurrency/locks.js";
 import { acknowledge, type ChangesOptions, type ChangesPage, changes, checkpoint, feedLimit } from "../feed/change-feed.js";
 import { Connection } from "../idb/connection.js";
 import type { Identity } from "../idb/identity.js";
-import { InstanceStore } from "../idb/instance-store.js";
 import type { Uninferred } from "../indexes/definition.js";
+import { InstanceStore } from "../instances/instances.js";
 import { Announcer, type Change, watchChanges } from "../live/changes.js";
 import { type LiveQuery, liveQuery } from "../live/live-query.js";
-import { ChunkedLog, type ChunkedLogOptions } from "../maps/chunked-log.js";
+import { ChunkedLog, type ChunkedLogOptions } from "../logs/chunked-log.js";
 import { PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-map.js";
-import { CustomerDirectory, type CustomerDirectoryOptions } from "../samples/customer-directory.js";
-import { type LogRecord, valueRecords } from "../samples/records.js";
-import { SubscriberArchive, type SubscriberArchiveOptions } from "../samples/subscriber-archive.js";
+import { CustomerDirectory, type CustomerDirectoryOptions } from "../reference-samples/customer-directory.js";
+import { type LogRecord, valueRecords } from "../reference-samples/records.js";
+import { SubscriberArchive, type SubscriberArchiveOptions } from "../reference-samples/subscriber-archive.js";
 import { type ScopeItem, type Transaction, type TransactionOptions, transaction } from "../transactions/transaction.js";
-import { ready } from "../wasm/store-module.js";
-import * as args from "./args.js";
-import type { Context } from "./context.js";
-import type { AttrmapError } from "./errors.js";
-import type { StoreEvent } from "./events.js";
+import { mapName, ready } from "../wasm/store-module.js";
 import { persist, type StorageStatus, storageStatus } from "./persistence.js";
 
 /** What attrmap calls of an IndexedDB factory: `indexedDB` in pages and workers, fake-indexeddb's `IDBFactory` in Node. */
@@ -70,13 +70,13 @@ export class Attrmap {
   /** A generic partitioned map of values of type `V`. */
   async partitionedMap<V>(name: string, options: PartitionedMapOptions<Uninferred<V>> = {}): Promise<PartitionedMap<V>> {
     await started(this.ctx);
-    return PartitionedMap.open<V>(this.ctx, args.mapName("name", name), options);
+    return PartitionedMap.open<V>(this.ctx, mapName("name", name), options);
   }
 
   /** A generic chunked log of values of type `V`, stored as `{sequence, value}` records. */
   async chunkedLog<V>(name: string, options: ChunkedLogOptions<Uninferred<V>> = {}): Promise<ChunkedLog<V, LogRecord<V>>> {
     await started(this.ctx);
-    const log = args.mapName("name", name);
+    const log = mapName("name", name);
     return ChunkedLog.open(this.ctx, log, options, valueRecords<V>(log));
   }
 

@@ -1,7 +1,7 @@
 // Persistence and room: the origin's storage as `navigator.storage` reports it. Where the
 // StorageManager is missing (Node, some workers, insecure contexts) nothing is known and
 // nothing fails: `persist()` is `false`, the figures are `undefined`.
-import { storageError } from "./errors.js";
+import { storageError } from "../common/errors.js";
 
 /** What `store.storageStatus()` reports of the origin's storage. */
 export interface StorageStatus {

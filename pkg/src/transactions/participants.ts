@@ -1,7 +1,7 @@
 // What a transaction (transaction.ts) needs of the maps and logs it writes: their rules
 // (where a key lives, what a value must be, what a write stores), never their storage, which the
 // transaction reads and writes itself, under its own locks, in its own IndexedDB transactions.
-import type { MapWrites, Snapshot, Writes } from "../idb/instance-store.js";
+import type { MapWrites, Snapshot, Writes } from "../instances/instances.js";
 
 /** Where a key of a partitioned map lives: its canonical form and the partition instance that holds it. */
 export interface Placed {

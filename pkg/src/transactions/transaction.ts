@@ -4,20 +4,21 @@
 // work runs; its writes are staged, and its reads see them over the committed data. When the
 // work settles, every staged write is applied in one IndexedDB readwrite transaction, so none
 // of it is seen, or survives a crash, without the rest.
+
+import * as args from "../common/args.js";
+import { CURRENT } from "../common/constants.js";
+import { type Context, lockKey } from "../common/context.js";
+import { AttrmapError } from "../common/errors.js";
+import { MAX_BATCH } from "../common/limits.js";
 import { holdForTransaction, type LockRequest, type WriteOptions, writeOptions } from "../concurrency/locks.js";
-import type { MapRead, MapWrites, Snapshot } from "../idb/instance-store.js";
-import { ChunkedLog } from "../maps/chunked-log.js";
+import type { MapRead, MapWrites, Snapshot } from "../instances/instances.js";
+import { ChunkedLog } from "../logs/chunked-log.js";
 import { PartitionedMap } from "../maps/partitioned-map.js";
-import { CustomerDirectory } from "../samples/customer-directory.js";
-import type { CustomerProfile, CustomerProfileInput, NewSubscriber, Subscriber } from "../samples/records.js";
-import { SubscriberArchive } from "../samples/subscriber-archive.js";
-import * as args from "../store/args.js";
-import { type Context, lockKey } from "../store/context.js";
-import { AttrmapError } from "../store/errors.js";
-import { MAX_BATCH } from "../store/limits.js";
-import { CURRENT } from "../wasm/constants.js";
+import { KeyScope } from "../maps/scope.js";
+import { CustomerDirectory } from "../reference-samples/customer-directory.js";
+import type { CustomerProfile, CustomerProfileInput, NewSubscriber, Subscriber } from "../reference-samples/records.js";
+import { SubscriberArchive } from "../reference-samples/subscriber-archive.js";
 import type { Edit, LogRules, MapRules, Placed } from "./participants.js";
-import { KeyScope } from "./scope.js";
 
 /** How `store.transaction` waits for its locks (as every write does) and how long its work may run. */
 export interface TransactionOptions extends WriteOptions {

@@ -2,7 +2,7 @@
 // (the Rust side's are in src/bindings/mod.rs and Segments::from_numbers): a log's bookkeeping,
 // segment lists, and many keys as one buffer of bytes. Which number is where in a result comes
 // from the generated constants (constants.ts), never from a position written here by hand.
-import { LOG_BOOK_LENGTH, LOG_BOOK_NEXT_SEQUENCE, LOG_BOOK_RETAINED_FROM } from "./constants.js";
+import { LOG_BOOK_LENGTH, LOG_BOOK_NEXT_SEQUENCE, LOG_BOOK_RETAINED_FROM } from "../common/constants.js";
 
 /** From `fromSequence` on, chunks hold `chunkSize` records. */
 export interface Segment {

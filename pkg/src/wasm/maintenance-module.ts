@@ -4,7 +4,6 @@
 // first such call, so that pages that never make one do not load it. Only this module calls
 // into it.
 import * as wasm from "../../wasm/attrmap_maintenance.js";
-import { callCore } from "../store/errors.js";
 import {
   CHUNK_SIZE_CHANGE_CHANGED,
   CHUNK_SIZE_CHANGE_CUT_FIRST,
@@ -13,7 +12,8 @@ import {
   DROP_PLAN_DROPPED,
   DROP_PLAN_PREVIOUS_RETAINED_FROM,
   DROP_PLAN_RETAINED_FROM,
-} from "./constants.js";
+} from "../common/constants.js";
+import { callCore } from "../common/errors.js";
 import { indexValueEncoding, keyBytes, keyRoom, type LogBook, type Segment, segmentsOf } from "./encodings.js";
 import { compileBeside, startOnce } from "./module-file.js";
 import { HASH_PIECE } from "./store-module.js";

@@ -2,7 +2,7 @@
 // entry's store module, the export verifier's and the maintenance modules) instead of
 // decoding it from base64 text.
 
-import { AttrmapError } from "../store/errors.js";
+import { AttrmapError } from "../common/errors.js";
 import { decodeBase64 } from "./base64.js";
 
 /** The first bytes of every wasm module: "\0asm". */

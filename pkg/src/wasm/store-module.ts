@@ -1,12 +1,12 @@
-// Typed access to the Rust core's store module, and the one module that calls into it (the
-// verifier's and the maintenance modules have their own: export-import/verifier.ts and
-// maintenance.ts). Every function here takes primitives its callers have already checked for
+// Typed access to the Rust core's module, and the one module that calls into it (the
+// verifier's and the maintenance modules have their own: verifier-module.ts and
+// maintenance-module.ts). Every function here takes primitives its callers have already checked for
 // type and size (see args.ts); the core checks values and throws coded errors, rethrown as
 // AttrmapError. Importing it starts nothing: the module starts at the first call that needs it
 // (see `ready`), so that an import in a server build or a prerender does no work and waits on nothing.
 import type { PlacedSink } from "../../wasm/attrmap.js";
 import * as glue from "../../wasm/attrmap.js";
-import { AttrmapError, callCore } from "../store/errors.js";
+import * as args from "../common/args.js";
 import {
   APPEND_PLAN_ARCHIVE_COUNT,
   APPEND_PLAN_ARCHIVE_FROM,
@@ -15,7 +15,8 @@ import {
   APPEND_PLAN_NEXT_SEQUENCE,
   DEFAULT_PARTITION_COUNT,
   FNV_OFFSET_BASIS,
-} from "./constants.js";
+} from "../common/constants.js";
+import { AttrmapError, callCore } from "../common/errors.js";
 import type { LogBook } from "./encodings.js";
 import { startOnce } from "./module-file.js";
 
@@ -70,7 +71,12 @@ export const HASH_PIECE = 1 << 20;
 export const resolvePartitionCount = (count: number | undefined): number => call(() => glue.resolvePartitionCount(count));
 export const resolveChunkSize = (size: number | undefined): number => call(() => glue.resolveChunkSize(size));
 export const checkLayoutVersion = (version: number): void => call(() => glue.checkLayoutVersion(version));
-export const checkMapName = (arg: string, name: string): void => call(() => glue.checkMapName(arg, name));
+/** A map name: a string short enough for wasm and not one the core reserves. */
+export function mapName(name: string, value: unknown): string {
+  const s = args.text(name, value);
+  call(() => glue.checkMapName(name, s));
+  return s;
+}
 export const checkKeyRule = (name: string, custom: boolean): void => call(() => glue.checkKeyRule(name, custom));
 export const checkSubscriberFields = (idLength: number, addressLength: number): void =>
   call(() => glue.checkSubscriberFields(idLength, addressLength));

@@ -1,7 +1,7 @@
 // The export verifier (docs/export-format.md): a second wasm module of the crate (its feature
 // `verifier`), so that a page loads it only when it imports. Only this module calls into it.
 import * as wasm from "../../wasm/attrmap_verifier.js";
-import { type AttrmapError, callCore, toAttrmapError } from "../store/errors.js";
+import { type AttrmapError, callCore, toAttrmapError } from "../common/errors.js";
 import { compileBeside, startOnce } from "./module-file.js";
 
 /**

@@ -2,10 +2,14 @@
 // chunk is archived, immutable, under the 20-digit token of its first sequence. The Rust
 // core decides every write and checks every read; this file reads and stores.
 
+import * as args from "../common/args.js";
+import { CURRENT } from "../common/constants.js";
+import { type Context, lockKey } from "../common/context.js";
+import { AttrmapError, corrupt } from "../common/errors.js";
+import { MAX_BATCH } from "../common/limits.js";
 import { commit } from "../concurrency/group-commit.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
 import { type EntryWrites, noEntryWrites } from "../idb/entry-store.js";
-import type { ReadAll, Snapshot, Writes } from "../idb/instance-store.js";
 import type { EntryKey, Owner } from "../idb/keys.js";
 import {
   createIndex,
@@ -26,16 +30,12 @@ import {
 } from "../indexes/definition.js";
 import { changeEntries, describeValue } from "../indexes/entries.js";
 import { planRanges, Query, type ReadPlan } from "../indexes/query.js";
-import type { RecordKind } from "../samples/records.js";
-import * as args from "../store/args.js";
-import { type Context, lockKey } from "../store/context.js";
-import { AttrmapError, corrupt } from "../store/errors.js";
-import { MAX_BATCH } from "../store/limits.js";
+import type { ReadAll, Snapshot, Writes } from "../instances/instances.js";
+import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "../maps/layout.js";
+import type { RecordKind } from "../reference-samples/records.js";
 import type { LogRules } from "../transactions/participants.js";
-import { CURRENT } from "../wasm/constants.js";
 import * as maintenance from "../wasm/maintenance-module.js";
 import * as wasm from "../wasm/store-module.js";
-import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "./layout.js";
 
 /** How `store.chunkedLog(name, options)` opens or creates a log (`V`: its records' values). */
 export interface ChunkedLogOptions<V = unknown> {

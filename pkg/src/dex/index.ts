@@ -3,11 +3,11 @@
 // in the same layout.
 import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { ready } from "../wasm/store-module.js";
-import { type DexExportOptions, type DexRequest, dexRequests } from "./requests.js";
+import { type DexExportOptions, type DexRequest, dexRequests } from "./set-attributes.js";
 
 export { type IndexElement, type IndexPartition, type IndexValue, indexPartition } from "./index-partition.js";
-export type { DexExportOptions, DexMapNames, DexRequest, DexSdk } from "./requests.js";
-export { DEX_SAMPLE_NAMES } from "./requests.js";
+export type { DexExportOptions, DexMapNames, DexRequest, DexSdk } from "./set-attributes.js";
+export { DEX_SAMPLE_NAMES } from "./set-attributes.js";
 
 /**
  * The maps of `store` as the engine's SetAttributesRequests (canonical protobuf JSON, under 16

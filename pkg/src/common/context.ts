@@ -1,7 +1,7 @@
 // What every map of one database shares: the instance store and the lock manager.
 
 import type { LockKey, LockManagerLike } from "../concurrency/locks.js";
-import type { InstanceStore } from "../idb/instance-store.js";
+import type { InstanceStore } from "../instances/instances.js";
 
 /** One database's store and lock manager, as every map and log of it uses them. */
 export interface Context {

@@ -3,11 +3,12 @@
 // one that is gone becomes the engine's null value, which deletes its attribute. Instances are
 // read after the feed, so a value may be newer than the checkpoint returned: the next increment
 // sends it again, and sending a value twice leaves the engine as once.
+
+import * as args from "../common/args.js";
+import type { Context } from "../common/context.js";
+import { corrupt } from "../common/errors.js";
 import { changes } from "../feed/change-feed.js";
 import { type LogState, readMeta } from "../maps/layout.js";
-import * as args from "../store/args.js";
-import type { Context } from "../store/context.js";
-import { corrupt } from "../store/errors.js";
 
 /** An attribute of an increment: an instance as it is now, one that is gone, or a log's state. */
 export type ChangedItem =

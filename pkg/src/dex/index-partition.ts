@@ -1,11 +1,11 @@
 // Where an index value lives when its index is moved to the engine (docs/indexes.md): the Rust
 // core writes its canonical text, which is then placed as a key is.
 
+import { describeType, invalid, isArray, list } from "../common/args.js";
+import { MAX_COMPOUND_LENGTH, MAX_TEXT_LENGTH } from "../common/constants.js";
 import { type IndexPair, type IndexValue, indexPair } from "../indexes/values.js";
-import { describeType, invalid, isArray, list } from "../store/args.js";
-import { MAX_COMPOUND_LENGTH, MAX_TEXT_LENGTH } from "../wasm/constants.js";
+import { type KeyPartition, keyPartition } from "../rules.js";
 import { canonicalIndexValue, maintenanceReady } from "../wasm/maintenance-module.js";
-import { type KeyPartition, keyPartition } from "../wasm/rules.js";
 import { ready } from "../wasm/store-module.js";
 
 export type { IndexElement, IndexValue } from "../indexes/values.js";

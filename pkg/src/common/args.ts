@@ -3,8 +3,7 @@
 // (a getter, a proxy trap) runs while wasm is on the stack. Value rules (ranges, formats)
 // stay in Rust; these checks only make sure Rust receives the primitives it expects.
 
-import { MAX_TEXT_LENGTH } from "../wasm/constants.js";
-import { checkMapName } from "../wasm/store-module.js";
+import { MAX_TEXT_LENGTH } from "./constants.js";
 import { AttrmapError } from "./errors.js";
 import { MAX_PAGE_LIMIT } from "./limits.js";
 
@@ -54,13 +53,6 @@ export function oneOf<T extends string>(name: string, value: unknown, choices: r
 export function string(name: string, value: unknown): string {
   if (typeof value !== "string") throw wrongType(name, "a string", value);
   return value;
-}
-
-/** A map name: a string short enough for wasm and not one the core reserves. */
-export function mapName(name: string, value: unknown): string {
-  const s = text(name, value);
-  checkMapName(name, s);
-  return s;
 }
 
 /** A string short enough to cross into wasm. */

@@ -4,9 +4,10 @@
 // asks): the sequences are gapless, in commit order (readwrite transactions over the store run one
 // at a time), and a write reads nothing first to learn its own. Records leave only from the oldest
 // end (acknowledged, or past the bound), and the newest is always kept, so the checkpoint is never lost.
+
+import { attempt, request } from "../idb/requests.js";
+import { CHANGES } from "../idb/schema.js";
 import type { ChangeRecord } from "./change-record.js";
-import { attempt, request } from "./requests.js";
-import { CHANGES } from "./schema.js";
 
 /** The records a feed keeps at most by default: the oldest go first, unless acknowledged before. */
 export const DEFAULT_FEED_LIMIT = 100_000;

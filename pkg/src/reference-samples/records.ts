@@ -2,8 +2,9 @@
 // types, how a caller's value is read into one, and what a stored one must look like. Text
 // fields are kept exactly as given (they never pass through wasm); the core decides only what
 // needs its rules (the email, the required fields).
+
+import * as args from "../common/args.js";
 import type { EntryKind } from "../maps/partitioned-map.js";
-import * as args from "../store/args.js";
 import { canonicalEmail, checkSubscriberFields } from "../wasm/store-module.js";
 
 /** A customer profile as stored: `emailAddress` is canonical. */

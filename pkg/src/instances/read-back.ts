@@ -2,10 +2,10 @@
 // and the browser then reports the transaction aborted though it may have landed. The writer
 // still holds its locks, so it reads back what it wrote, through a new connection, and tells
 // landed, not written, or (if it cannot tell) `outcome_unknown`.
-import type { AttrmapError } from "../store/errors.js";
-import type { InstanceStore, MapWrites, Snapshot } from "./instance-store.js";
+import type { AttrmapError } from "../common/errors.js";
+import { notWritten } from "../idb/transaction.js";
+import type { InstanceStore, MapWrites, Snapshot } from "./instances.js";
 import { sameValue } from "./same-value.js";
-import { notWritten } from "./transaction.js";
 
 /** What a write leaves in each instance it names: the value put or added, `undefined` for one deleted. */
 export function written(writes: MapWrites): Map<string, unknown> {

@@ -1,5 +1,7 @@
 // The subscriber archive of the source documents: registrations in a chunked log.
 
+import * as args from "../common/args.js";
+import type { Context } from "../common/context.js";
 import type { WriteOptions } from "../concurrency/locks.js";
 import type { Query } from "../indexes/query.js";
 import {
@@ -8,9 +10,8 @@ import {
   type LogWindow,
   type LogWindowOptions,
   type RecordsOptions,
-} from "../maps/chunked-log.js";
-import * as args from "../store/args.js";
-import type { Context } from "../store/context.js";
+} from "../logs/chunked-log.js";
+import * as wasm from "../wasm/store-module.js";
 import { type NewSubscriber, type Subscriber, subscriberRecords } from "./records.js";
 
 /** The map name the reference server uses. */
@@ -42,7 +43,7 @@ export class SubscriberArchive {
   static async open(ctx: Context, options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
-    const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : args.mapName("options.mapName", mapName);
+    const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : wasm.mapName("options.mapName", mapName);
     return new SubscriberArchive(
       await ChunkedLog.open(
         ctx,

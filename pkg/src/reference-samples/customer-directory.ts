@@ -1,12 +1,13 @@
 // The customer directory of the source documents: profiles by email in a hash-partitioned map.
 
+import * as args from "../common/args.js";
+import type { Context } from "../common/context.js";
+import { MAX_BATCH } from "../common/limits.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
 import type { Query } from "../indexes/query.js";
 import { type MapPage, type MapPageOptions, PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-map.js";
-import * as args from "../store/args.js";
-import type { Context } from "../store/context.js";
-import { MAX_BATCH } from "../store/limits.js";
-import type { KeyScope } from "../transactions/scope.js";
+import type { KeyScope } from "../maps/scope.js";
+import * as wasm from "../wasm/store-module.js";
 import { type CustomerProfile, type CustomerProfileInput, profileEntries, profileInput } from "./records.js";
 
 /** The map name the reference server uses. */
@@ -36,7 +37,7 @@ export class CustomerDirectory {
   static async open(ctx: Context, options: CustomerDirectoryOptions = {}): Promise<CustomerDirectory> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
-    const name = mapName === undefined ? CUSTOMER_PROFILES_MAP : args.mapName("options.mapName", mapName);
+    const name = mapName === undefined ? CUSTOMER_PROFILES_MAP : wasm.mapName("options.mapName", mapName);
     const partitionCount = args.field("options", o, "partitionCount");
     const indexes = args.field("options", o, "indexes");
     // Every stored entry a lookup returns is checked to be a profile filed under its own email.

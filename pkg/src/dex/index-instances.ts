@@ -3,14 +3,14 @@
 // dictionary from each canonical index value placed there to the sorted keys that have it. A
 // server flow then finds "the customers of Acme" by loading one instance, as it finds an email.
 
+import type { Context } from "../common/context.js";
+import { AttrmapError } from "../common/errors.js";
 import { partitionJson } from "../export-import/exact-json.js";
 import { type EntryKey, prefixRange } from "../idb/keys.js";
 import { publicDefinition } from "../indexes/definition.js";
 import { readMeta } from "../maps/layout.js";
-import type { Context } from "../store/context.js";
-import { AttrmapError } from "../store/errors.js";
+import { keyPartition } from "../rules.js";
 import { canonicalIndexValue, maintenanceReady } from "../wasm/maintenance-module.js";
-import { keyPartition } from "../wasm/rules.js";
 
 /** One instance of an index's attribute map: its name, and its dictionary's JSON. */
 export interface IndexInstance {

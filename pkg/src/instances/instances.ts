@@ -5,16 +5,17 @@
 // Every read is one readonly transaction that reads the map's metadata with the instances,
 // so the caller can tell whether the layout it placed keys with is still the stored one.
 // It stores values it knows nothing of: what they mean is the maps' and logs' business.
+
+import { AttrmapError, storageError } from "../common/errors.js";
+import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "../feed/feed-records.js";
+import type { Connection } from "../idb/connection.js";
+import { changesEntries, type EntryWrites, storeEntries } from "../idb/entry-store.js";
+import { type EntryKey, type KeyBounds, prefixRange } from "../idb/keys.js";
+import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
+import { ENTRIES, INSTANCES, MAPS } from "../idb/schema.js";
+import { readOnly, runTransaction } from "../idb/transaction.js";
 import type { Announcer, EntryChanges } from "../live/changes.js";
-import { AttrmapError, storageError } from "../store/errors.js";
-import type { Connection } from "./connection.js";
-import { changesEntries, type EntryWrites, storeEntries } from "./entry-store.js";
-import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "./feed.js";
-import { type EntryKey, type KeyBounds, prefixRange } from "./keys.js";
 import { readBack, settleInDoubt, written } from "./read-back.js";
-import { attempt, request, settledBeforeCommit } from "./requests.js";
-import { ENTRIES, INSTANCES, MAPS } from "./schema.js";
-import { readOnly, runTransaction } from "./transaction.js";
 
 /** What a write stores in one map: instances to put, archives to add (never overwrite), to delete, the metadata. */
 export interface MapWrites {

@@ -3,14 +3,14 @@
 // move into a flow of a reference SDK's sample, or of your own, in the same layout. Field names
 // per SDK were read from the samples in the engine's repository (docs/dex-import.md).
 
+import * as args from "../common/args.js";
+import type { Context } from "../common/context.js";
+import { AttrmapError } from "../common/errors.js";
 import { exactJson, NotExactJson, partitionJson } from "../export-import/exact-json.js";
 import { type ExportItem, exportItems, wantedMaps } from "../export-import/export-data.js";
 import { checkpoint as feedCheckpoint } from "../feed/change-feed.js";
-import { CUSTOMER_PROFILES_MAP } from "../samples/customer-directory.js";
-import { SUBSCRIBER_CHUNKS_MAP } from "../samples/subscriber-archive.js";
-import * as args from "../store/args.js";
-import type { Context } from "../store/context.js";
-import { AttrmapError } from "../store/errors.js";
+import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
+import { SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.js";
 import * as wasm from "../wasm/store-module.js";
 import { type ChangedItem, changedItems, changedSince } from "./increment.js";
 import { indexInstances } from "./index-instances.js";
