@@ -60,4 +60,4 @@ export type {
   TransactionOptions,
 } from "./transactions/transaction.js";
 export { DEFAULT_WORK_TIMEOUT_MS, MAX_WHOLE_MAP_PARTITIONS } from "./transactions/transaction.js";
-export { ready } from "./wasm/store-module.js";
+export { ready } from "./wasm/core-module.js";

@@ -5,8 +5,8 @@
 import * as args from "./common/args.js";
 import { CURRENT, DEFAULT_PARTITION_COUNT } from "./common/constants.js";
 import { type CustomerProfile, type CustomerProfileInput, profileInput } from "./reference-samples/records.js";
+import * as wasm from "./wasm/core-module.js";
 import { type Segment, segmentNumbers } from "./wasm/encodings.js";
-import * as wasm from "./wasm/store-module.js";
 
 /** Where one email lives. */
 export interface EmailPartition {

@@ -56,7 +56,7 @@ async function liveAcrossTabs(
       timeout: 15_000,
     });
     assert.deepEqual([...first.errors, ...second.errors], []);
-    // The store's module came as its file, streamed (not the inlined fallback).
+    // The core's module came as its file, streamed (not the inlined fallback).
     assert.deepEqual(wasm, ["200 application/wasm"]);
   } finally {
     await Promise.all([first.close(), second.close()]);

@@ -30,7 +30,7 @@ test("plain node (no loader, no flags) imports the pure functions by package nam
 });
 
 test("the exports map hides internals", async () => {
-  await assert.rejects(import("attrmap/dist/wasm/store-module.js" as string), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
+  await assert.rejects(import("attrmap/dist/wasm/core-module.js" as string), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
   const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
   assert.equal(manifest.type, "module");
   assert.deepEqual(Object.keys(manifest.exports), [

@@ -1,4 +1,4 @@
-// Reads are tracked in one place: the instance store tells an observer what every read covers
+// Reads are tracked in one place: Instances tells an observer what every read covers
 // before it is made, and live queries learn what a query read from it alone. A read path the
 // store did not have before (as the cross-field search will add) is tracked with no change to
 // the live query. These tests load the shipped modules themselves (dist/), which the package's
@@ -11,7 +11,7 @@ import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 
 const dist = join(dirname(fileURLToPath(import.meta.resolve("attrmap/package.json"))), "dist");
 const load = (path: string) => import(pathToFileURL(join(dist, path)).href);
-const { InstanceStore } = await load("instances/instances.js");
+const { Instances } = await load("instances/instances.js");
 const { Connection } = await load("idb/connection.js");
 const { Announcer } = await load("live/changes.js");
 const { request } = await load("idb/requests.js");
@@ -34,7 +34,7 @@ type Store = {
 let databases = 0;
 function newStore(): Store {
   const name = `read-tracking-${++databases}`;
-  return new InstanceStore(new Connection(name, new IDBFactory(), IDBKeyRange), new Announcer(name)) as Store;
+  return new Instances(new Connection(name, new IDBFactory(), IDBKeyRange), new Announcer(name)) as Store;
 }
 
 /** A read path the store does not have: the value of one instance, read with an IndexedDB request of the test's own. */
@@ -48,7 +48,7 @@ function put(store: Store, map: string, instance: string, value: unknown): Promi
   return store.write(map, [], `writing "${instance}"`, () => ({ put: [[instance, value]], result: undefined }));
 }
 
-test("every read method of the instance store tells the observer what it covers, before it reads", async () => {
+test("every read method of Instances tells the observer what it covers, before it reads", async () => {
   const base = newStore();
   const seen: Array<[string, Scope]> = [];
   const store = base.observed((map, scope) => void seen.push([map, scope]));

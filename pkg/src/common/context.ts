@@ -1,15 +1,15 @@
-// What every map of one database shares: the instance store and the lock manager.
+// What every map of one database shares: Instances and the lock manager.
 
 import type { LockKey, LockManagerLike } from "../concurrency/locks.js";
-import type { InstanceStore } from "../instances/instances.js";
+import type { Instances } from "../instances/instances.js";
 
 /** One database's store and lock manager, as every map and log of it uses them. */
 export interface Context {
-  readonly store: InstanceStore;
+  readonly instances: Instances;
   readonly locks: LockManagerLike;
 }
 
 /** The lock key of a map (`instance` absent) or of one of its instances. */
 export function lockKey(ctx: Context, map: string, instance?: string): LockKey {
-  return instance === undefined ? { database: ctx.store.name, map } : { database: ctx.store.name, map, instance };
+  return instance === undefined ? { database: ctx.instances.name, map } : { database: ctx.instances.name, map, instance };
 }

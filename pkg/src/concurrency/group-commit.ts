@@ -50,7 +50,7 @@ interface Queue {
  */
 const BATCH_CODES = new Set(["lock_conflict", "lock_timeout", "aborted", "data_lost", "connection_closed", "outcome_unknown"]);
 
-const queues = new WeakMap<Context["store"], Map<string, Queue>>();
+const queues = new WeakMap<Context["instances"], Map<string, Queue>>();
 
 /**
  * Runs `job` on `map`, coalesced with the other writes of this context to the map. A write
@@ -59,8 +59,8 @@ const queues = new WeakMap<Context["store"], Map<string, Queue>>();
  */
 export function commit<T>(ctx: Context, map: string, options: WriteOptions, job: Job<T>): Promise<T> {
   if (boundedWait(options)) return runBatch(ctx, map, options, [job]).then(([outcome]) => settled(outcome!));
-  let byMap = queues.get(ctx.store);
-  if (!byMap) queues.set(ctx.store, (byMap = new Map()));
+  let byMap = queues.get(ctx.instances);
+  if (!byMap) queues.set(ctx.instances, (byMap = new Map()));
   let queue = byMap.get(map);
   if (!queue) byMap.set(map, (queue = { pending: [], running: false }));
   const q = queue;
@@ -120,7 +120,7 @@ async function runBatch(ctx: Context, map: string, options: WriteOptions, jobs: 
   let outcomes: Outcome[] = [];
   try {
     await withLocks(ctx.locks, locks, options, () =>
-      ctx.store.write(
+      ctx.instances.write(
         map,
         instances,
         doing,

@@ -53,7 +53,7 @@ export async function* changedItems(
     let meta: unknown;
     for (let i = 0; i < names.length; i += READ_STEP) {
       const step = names.slice(i, i + READ_STEP);
-      const read = await ctx.store.read(map, step);
+      const read = await ctx.instances.read(map, step);
       meta = read.meta;
       const view = readMeta(map, read.meta);
       const chunked = view !== undefined && "meta" in view;

@@ -41,7 +41,7 @@ export async function indexInstances(
 ): Promise<IndexInstance[]> {
   await maintenanceReady();
   const doing = `exporting index "${index}" of map "${map}"`;
-  const { meta, keys } = await ctx.store.search(
+  const { meta, keys } = await ctx.instances.search(
     map,
     [prefixRange([map, index])],
     { reverse: false, limit: Number.POSITIVE_INFINITY, keys: true, values: false },

@@ -5,8 +5,8 @@ import { describeType, invalid, isArray, list } from "../common/args.js";
 import { MAX_COMPOUND_LENGTH, MAX_TEXT_LENGTH } from "../common/constants.js";
 import { type IndexPair, type IndexValue, indexPair } from "../indexes/values.js";
 import { type KeyPartition, keyPartition } from "../rules.js";
+import { ready } from "../wasm/core-module.js";
 import { canonicalIndexValue, maintenanceReady } from "../wasm/maintenance-module.js";
-import { ready } from "../wasm/store-module.js";
 
 export type { IndexElement, IndexValue } from "../indexes/values.js";
 

@@ -2,7 +2,7 @@
 // (docs/dex-import.md), so data moves into a flow of a reference SDK's sample, or of your own,
 // in the same layout.
 import { type Attrmap, contextOf } from "../store/attrmap.js";
-import { ready } from "../wasm/store-module.js";
+import { ready } from "../wasm/core-module.js";
 import { type DexExportOptions, type DexRequest, dexRequests } from "./set-attributes.js";
 
 export { type IndexElement, type IndexPartition, type IndexValue, indexPartition } from "./index-partition.js";

@@ -11,7 +11,7 @@ import { type ExportItem, exportItems, wantedMaps } from "../export-import/expor
 import { checkpoint as feedCheckpoint } from "../feed/change-feed.js";
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.js";
-import * as wasm from "../wasm/store-module.js";
+import * as wasm from "../wasm/core-module.js";
 import { type ChangedItem, changedItems, changedSince } from "./increment.js";
 import { indexInstances } from "./index-instances.js";
 

@@ -10,7 +10,7 @@ import type { Context } from "../common/context.js";
 import { AttrmapError, corrupt } from "../common/errors.js";
 import { publicDefinition } from "../indexes/definition.js";
 import { type Layout, type LogState, readMeta } from "../maps/layout.js";
-import * as wasm from "../wasm/store-module.js";
+import * as wasm from "../wasm/core-module.js";
 import { exactJson, NotExactJson, partitionJson } from "./exact-json.js";
 import { mapNames } from "./staging.js";
 
@@ -52,7 +52,7 @@ export function wantedMaps(options: unknown): string[] | undefined {
 
 /** The maps an export reads: every map, or those asked for (each must exist), in name order. */
 async function mapsToExport(ctx: Context, wanted: string[] | undefined): Promise<string[]> {
-  const all = await mapNames(ctx.store);
+  const all = await mapNames(ctx.instances);
   if (wanted === undefined) return all;
   const present = new Set(all);
   const missing = wanted.find((m) => !present.has(m));
@@ -64,7 +64,7 @@ async function mapsToExport(ctx: Context, wanted: string[] | undefined): Promise
 export async function* exportItems(ctx: Context, wanted: string[] | undefined): AsyncGenerator<ExportItem> {
   for (const map of await mapsToExport(ctx, wanted)) {
     const doing = `exporting map "${map}"`;
-    const { meta, values } = await ctx.store.read(map, [CURRENT]);
+    const { meta, values } = await ctx.instances.read(map, [CURRENT]);
     const read = readMeta(map, meta);
     const layout = layoutOf(read);
     if (layout.kind === "partitioned" && layout.keyRule === "") {
@@ -86,7 +86,7 @@ export async function* exportItems(ctx: Context, wanted: string[] | undefined): 
       const end = read.currentFirst > 1 ? wasm.archiveToken(read.currentFirst) : "";
       let archives = 0;
       for (let after: string | undefined; ; ) {
-        const step = await ctx.store.readNext(map, after, doing);
+        const step = await ctx.instances.readNext(map, after, doing);
         if (step.instance === undefined || step.instance >= end) break;
         same(step.meta);
         if (!Array.isArray(step.value))
@@ -105,7 +105,7 @@ export async function* exportItems(ctx: Context, wanted: string[] | undefined): 
       continue;
     }
     for (let after: string | undefined; ; ) {
-      const step = await ctx.store.readNext(map, after, doing);
+      const step = await ctx.instances.readNext(map, after, doing);
       if (step.instance === undefined) break;
       same(step.meta);
       if (!(step.value instanceof Map))

@@ -118,11 +118,11 @@ export async function importInto(ctx: Context, source: unknown, options: unknown
   await verifierReady();
   // One import at a time per database: it owns the staging area while it runs.
   return withLocks(ctx.locks, [{ key: lockKey(ctx, STAGING_PREFIX), mode: "exclusive" }], { signal }, async () => {
-    await dropPrefix(ctx.store, STAGING_PREFIX, "removing what an interrupted import staged");
+    await dropPrefix(ctx.instances, STAGING_PREFIX, "removing what an interrupted import staged");
     try {
       return await run(ctx, input, { replace, onProgress, signal });
     } finally {
-      await dropPrefix(ctx.store, STAGING_PREFIX, "removing the import's staged instances");
+      await dropPrefix(ctx.instances, STAGING_PREFIX, "removing the import's staged instances");
     }
   });
 }
@@ -133,7 +133,7 @@ async function run(
   { replace, onProgress, signal }: { replace: boolean; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
 ): Promise<ImportSummary> {
   const verifier = new ExportChecker();
-  const existing = new Set(await mapNames(ctx.store));
+  const existing = new Set(await mapNames(ctx.instances));
   const plans: Plan[] = [];
   // The line of each partition, for a unique index's conflict to name.
   const lineOf = new Map<string, number>();
@@ -145,7 +145,7 @@ async function run(
       throw new AttrmapError("aborted", "the import was aborted; nothing was imported", { cause: signal.reason });
   };
   const flush = async () => {
-    if (batch.length > 0) await stage(ctx.store, batch, "staging imported instances");
+    if (batch.length > 0) await stage(ctx.instances, batch, "staging imported instances");
     batch = [];
     chars = 0;
     onProgress?.({ phase: "checking", lines: count });
@@ -307,7 +307,7 @@ async function run(
     await withLocks(ctx.locks, locks, { signal }, async () => {
       stop();
       await moveMaps(
-        ctx.store,
+        ctx.instances,
         moves,
         "importing",
         (map) => new AttrmapError("already_exists", `map "${map}" exists already; pass { replace: true } to replace it`),

@@ -2,7 +2,7 @@
 // nothing (docs/export-format.md), as functions of the store: a page that neither exports nor
 // imports loads none of it, nor the export verifier's wasm module.
 import { type Attrmap, contextOf } from "../store/attrmap.js";
-import { ready } from "../wasm/store-module.js";
+import { ready } from "../wasm/core-module.js";
 import { type ExportOptions, type ExportWholeOptions, exportParts, exportStream } from "./export-data.js";
 import { type ImportOptions, type ImportSummary, importInto } from "./import-data.js";
 

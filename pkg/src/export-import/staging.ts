@@ -1,10 +1,10 @@
 // What only export and import do to the database: list its maps; stage checked instances under
 // map names of their own, move them into place in one transaction, and clear the staging area.
-// Functions of the instance store, here so that a page that never imports does not load them.
+// Functions over the instances of maps, here so that a page that never imports does not load them.
 import { deletingAll, type EntryWrites, noEntryWrites, storeEntries } from "../idb/entry-store.js";
 import { attempt, request } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
-import type { InstanceStore } from "../instances/instances.js";
+import type { Instances } from "../instances/instances.js";
 
 /** One map an import moves into place: from its staged name to its own, with its metadata record. */
 export interface Move {
@@ -20,19 +20,19 @@ export interface Move {
 const MOVE_PAGE = 100;
 
 /** The names of every map of the database (each has a metadata record), in name order. */
-export function mapNames(store: InstanceStore): Promise<string[]> {
-  return store.transaction("readonly", "listing the maps", (tx) =>
+export function mapNames(instances: Instances): Promise<string[]> {
+  return instances.transaction("readonly", "listing the maps", (tx) =>
     request(tx.objectStore(MAPS).getAllKeys(), "listing the maps"),
   ) as Promise<string[]>;
 }
 
 /** Puts instances under map names of their own (no metadata, no announcement): the staging area. */
 export function stage(
-  store: InstanceStore,
+  instances: Instances,
   writes: ReadonlyArray<readonly [map: string, instance: string, value: unknown]>,
   doing: string,
 ): Promise<void> {
-  return store.transaction(
+  return instances.transaction(
     "readwrite",
     doing,
     async (tx) => {
@@ -45,12 +45,12 @@ export function stage(
 }
 
 /** Deletes every instance of the maps whose names start with `prefix` (the staging area). */
-export function dropPrefix(store: InstanceStore, prefix: string, doing: string): Promise<void> {
-  return store.transaction(
+export function dropPrefix(instances: Instances, prefix: string, doing: string): Promise<void> {
+  return instances.transaction(
     "readwrite",
     doing,
     async (tx) => {
-      await request(tx.objectStore(INSTANCES).delete(store.instancesUnder(prefix)), doing);
+      await request(tx.objectStore(INSTANCES).delete(instances.instancesUnder(prefix)), doing);
     },
     false,
   );
@@ -63,50 +63,50 @@ export function dropPrefix(store: InstanceStore, prefix: string, doing: string):
  * (a unique index's conflict throws); and stores `to`'s metadata. All or none.
  */
 export async function moveMaps(
-  store: InstanceStore,
+  instances: Instances,
   moves: readonly Move[],
   doing: string,
   refuse: (map: string) => Error,
 ): Promise<void> {
   const changed = new Map<string, string[]>();
-  await store.transaction("readwrite", doing, async (tx) => {
-    const instances = tx.objectStore(INSTANCES);
+  await instances.transaction("readwrite", doing, async (tx) => {
+    const stored = tx.objectStore(INSTANCES);
     const maps = tx.objectStore(MAPS);
     const issued: IDBRequest[] = [];
     for (const { from, to, meta, replace, entries } of moves) {
       const names: string[] = [];
       if ((await request(maps.get(to), doing)) !== undefined) {
         if (!replace) throw refuse(to);
-        for (const key of await request(instances.getAllKeys(store.instancesOf(to)), doing))
+        for (const key of await request(stored.getAllKeys(instances.instancesOf(to)), doing))
           names.push((key as [string, string])[1]);
-        issued.push(instances.delete(store.instancesOf(to)));
+        issued.push(stored.delete(instances.instancesOf(to)));
         const cleared = deletingAll([to]);
-        issued.push(...(await storeEntries(tx, cleared, store.connection.keyRange, doing)));
+        issued.push(...(await storeEntries(tx, cleared, instances.connection.keyRange, doing)));
       }
       // A page of instances per round trip (a cursor took one for each), then one range delete.
       for (let after: string | undefined; ; ) {
-        const page = store.instancesOf(from, after);
+        const page = instances.instancesOf(from, after);
         const [keys, values] = await Promise.all([
-          request(instances.getAllKeys(page, MOVE_PAGE), doing),
-          request(instances.getAll(page, MOVE_PAGE), doing),
+          request(stored.getAllKeys(page, MOVE_PAGE), doing),
+          request(stored.getAll(page, MOVE_PAGE), doing),
         ]);
         const indexed = noEntryWrites();
         keys.forEach((key, i) => {
           const instance = (key as [string, string])[1];
-          issued.push(attempt(doing, () => instances.put(values[i], [to, instance])));
-          entries?.(instance, store.connection.toThisRealm(values[i]), indexed);
+          issued.push(attempt(doing, () => stored.put(values[i], [to, instance])));
+          entries?.(instance, instances.connection.toThisRealm(values[i]), indexed);
           names.push(instance);
         });
-        issued.push(...(await storeEntries(tx, indexed, store.connection.keyRange, doing)));
+        issued.push(...(await storeEntries(tx, indexed, instances.connection.keyRange, doing)));
         if (keys.length < MOVE_PAGE) break;
         after = (keys.at(-1) as [string, string])[1];
       }
-      issued.push(instances.delete(store.instancesOf(from)));
+      issued.push(stored.delete(instances.instancesOf(from)));
       attempt(doing, () => void issued.push(maps.put(meta, to)));
       changed.set(to, names);
     }
     // One change record per map imported: the instances it replaced and those it wrote.
-    await store.settled(tx, issued, [...changed], doing);
+    await instances.settled(tx, issued, [...changed], doing);
   });
-  store.announceChanged([...changed].map(([map, instances]) => ({ map, instances })));
+  instances.announceChanged([...changed].map(([map, instances]) => ({ map, instances })));
 }

@@ -56,8 +56,8 @@ export async function changes(ctx: Context, options: unknown): Promise<ChangesPa
   const limitGiven = args.field("options", o, "limit");
   const limit = limitGiven === undefined ? DEFAULT_LIMIT : args.pageLimit("options.limit", limitGiven);
   const doing = "reading the change feed";
-  const { oldest, last, records } = await ctx.store.transaction("readonly", doing, async (tx) => {
-    const range = ctx.store.connection.keyRange.lowerBound(after, true);
+  const { oldest, last, records } = await ctx.instances.transaction("readonly", doing, async (tx) => {
+    const range = ctx.instances.connection.keyRange.lowerBound(after, true);
     const [oldest, last, records] = await Promise.all([
       firstSequence(tx, doing),
       lastSequence(tx, doing),
@@ -74,7 +74,7 @@ export async function changes(ctx: Context, options: unknown): Promise<ChangesPa
 /** @internal `store.changesCheckpoint()`: the last sequence of the feed (0 before the first write). */
 export function checkpoint(ctx: Context): Promise<number> {
   const doing = "reading the change feed's checkpoint";
-  return ctx.store.transaction("readonly", doing, (tx) => lastSequence(tx, doing));
+  return ctx.instances.transaction("readonly", doing, (tx) => lastSequence(tx, doing));
 }
 
 /**
@@ -84,12 +84,12 @@ export function checkpoint(ctx: Context): Promise<number> {
 export function acknowledge(ctx: Context, seq: unknown): Promise<number> {
   const upTo = sequence("seq", seq);
   const doing = `acknowledging the changes up to ${upTo}`;
-  return ctx.store.transaction("readwrite", doing, async (tx) => {
+  return ctx.instances.transaction("readwrite", doing, async (tx) => {
     const [oldest, last] = await Promise.all([firstSequence(tx, doing), lastSequence(tx, doing)]);
     if (upTo > last) throw args.invalid(`seq must be at most the feed's last sequence, ${last}, got ${upTo}`);
     const drop = Math.min(upTo, last - 1);
     if (oldest === 0 || drop < oldest) return 0;
-    await request(tx.objectStore(CHANGES).delete(ctx.store.connection.keyRange.bound(oldest, drop)), doing);
+    await request(tx.objectStore(CHANGES).delete(ctx.instances.connection.keyRange.bound(oldest, drop)), doing);
     return drop - oldest + 1;
   });
 }

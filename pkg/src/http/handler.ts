@@ -7,7 +7,7 @@ import { AttrmapError, type ErrorCode } from "../common/errors.js";
 import { type LockWait, writeOptions } from "../concurrency/locks.js";
 import { profileInput, subscriberInput } from "../reference-samples/records.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
-import * as wasm from "../wasm/store-module.js";
+import * as wasm from "../wasm/core-module.js";
 
 /** Where the reference samples serve the hash-partitioned pattern's endpoints. */
 export const HASH_PARTITIONED_ROUTES = "/patterns/hash-partitioned-attribute-map";

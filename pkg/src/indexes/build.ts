@@ -79,7 +79,7 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
       throw new AttrmapError("aborted", `${doing} was aborted; the index was not added`, { cause: opts.signal.reason });
   };
   await withLocks(ctx.locks, [{ key: lockKey(ctx, map), mode: "exclusive" }], opts, async () => {
-    const started = await ctx.store.write(map, [], doing, ({ meta: raw }): Writes<Started | undefined> => {
+    const started = await ctx.instances.write(map, [], doing, ({ meta: raw }): Writes<Started | undefined> => {
       const { meta, indexes } = metaOf(target, raw);
       const found = indexes.find((i) => i.name === def.name);
       if (found && !sameDefinition(found, def))
@@ -101,11 +101,11 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
     if (started === undefined) return;
     const { version } = started;
     try {
-      const total = await ctx.store.countInstances(map, doing);
-      let done = started.after === null ? 0 : await ctx.store.countRange(map, ["", `${started.after}\u0000`], doing);
+      const total = await ctx.instances.countInstances(map, doing);
+      let done = started.after === null ? 0 : await ctx.instances.countRange(map, ["", `${started.after}\u0000`], doing);
       for (let after = started.after ?? undefined; ; ) {
         stop();
-        const step = await ctx.store.write(
+        const step = await ctx.instances.write(
           map,
           [],
           doing,
@@ -131,13 +131,13 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
         after = step.at(-1);
       }
       stop();
-      await ctx.store.write(map, [], doing, ({ meta: raw }) => {
+      await ctx.instances.write(map, [], doing, ({ meta: raw }) => {
         const { meta, indexes } = metaOf(target, raw);
         const built = indexes.map((i) => (i.name === def.name ? { ...def } : i));
         return { meta: withIndexes(meta, built, meta.layoutVersion), result: undefined };
       });
       // Queries that found it being built read it again.
-      ctx.store.announceChanged([{ map, instances: [], entries: deletingAll([map, def.name]) }]);
+      ctx.instances.announceChanged([{ map, instances: [], entries: deletingAll([map, def.name]) }]);
     } catch (e) {
       await removeIndex(target, def.name, doing).catch(() => undefined); // if this fails too, the next build starts again
       throw e;
@@ -148,7 +148,7 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
 /** Removes index `index` and its entries in one transaction; whether it was there. */
 function removeIndex(target: Indexed, index: string, doing: string): Promise<boolean> {
   const map = target.name;
-  return target.ctx.store.write(map, [], doing, ({ meta: raw }) => {
+  return target.ctx.instances.write(map, [], doing, ({ meta: raw }) => {
     const { meta, indexes } = metaOf(target, raw);
     if (!indexes.some((i) => i.name === index)) return { result: false };
     const entries = deletingAll([map, index]);

@@ -1,4 +1,4 @@
-// The IndexedDB instance store: a map's instances are records keyed [map, instance] in one
+// The instances of every map of one database: a map's instances are records keyed [map, instance] in one
 // object store, and each map has one metadata record (its layout, and a log's bookkeeping).
 // Every write is one readwrite transaction that reads what it needs, computes, and puts,
 // with nothing else awaited in between, so a failure or a crash leaves no partial state.
@@ -61,7 +61,7 @@ export type ReadAll =
   | { between: readonly [from: string, to: string] }
   | undefined;
 
-/** One whole-map rewrite in progress (see InstanceStore.rewrite). */
+/** One whole-map rewrite in progress (see Instances.rewrite). */
 export interface Rewrite {
   meta: unknown;
   /** Every instance of the map, in name order, and their values. */
@@ -84,12 +84,12 @@ export type ReadScope = readonly string[] | "all" | "layout" | { entries: readon
 export type ReadObserver = (map: string, scope: ReadScope) => void;
 
 /** One database's instances and metadata: reads and read-modify-writes, each in one transaction. */
-export class InstanceStore {
+export class Instances {
   /** The IndexedDB database name. */
   readonly name: string;
 
   /**
-   * The store of one database: `connection` (its life, identity and events), `announcer` for
+   * The instances of one database: `connection` (its life, identity and events), `announcer` for
    * its changes, and `observer` told of every read.
    */
   constructor(
@@ -102,9 +102,9 @@ export class InstanceStore {
     this.name = connection.name;
   }
 
-  /** This store, whose reads are told to `observer` first; it shares the connection and everything else. */
-  observed(observer: ReadObserver): InstanceStore {
-    return new InstanceStore(this.connection, this.announcer, observer, this.feedLimit);
+  /** These instances, whose reads are told to `observer` first; it shares the connection and everything else. */
+  observed(observer: ReadObserver): Instances {
+    return new Instances(this.connection, this.announcer, observer, this.feedLimit);
   }
 
   /** Every instance of `map`; with `after`, those named after it. */

@@ -4,7 +4,7 @@
 // landed, not written, or (if it cannot tell) `outcome_unknown`.
 import type { AttrmapError } from "../common/errors.js";
 import { notWritten } from "../idb/transaction.js";
-import type { InstanceStore, MapWrites, Snapshot } from "./instances.js";
+import type { Instances, MapWrites, Snapshot } from "./instances.js";
 import { sameValue } from "./same-value.js";
 
 /** What a write leaves in each instance it names: the value put or added, `undefined` for one deleted. */
@@ -24,7 +24,7 @@ export type ReadBack = "landed" | "kept" | "unknown";
  * were `before` it), and tells whether it landed, everything is as before it, or it cannot tell.
  */
 export async function readBack(
-  store: InstanceStore,
+  instances: Instances,
   map: string,
   doing: string,
   read: readonly string[],
@@ -36,8 +36,8 @@ export async function readBack(
   let now: Snapshot;
   let leftInRange = 0;
   try {
-    now = await store.read(map, names);
-    if (writes.deleteRange) leftInRange = await store.countRange(map, writes.deleteRange, `reading back ${doing}`);
+    now = await instances.read(map, names);
+    if (writes.deleteRange) leftInRange = await instances.countRange(map, writes.deleteRange, `reading back ${doing}`);
   } catch {
     return "unknown";
   }

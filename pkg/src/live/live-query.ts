@@ -1,5 +1,5 @@
 // Live queries: a query reads through a view of the store that tells which instances it read
-// (or looked for and did not find: the instance store tells every read, see ReadObserver); it
+// (or looked for and did not find: Instances tells every read, see ReadObserver); it
 // runs again when a change announced on the database's channel touches one of them, whichever
 // context of the origin wrote it.
 
@@ -59,7 +59,7 @@ interface Reads {
 /** A context whose store notes what each read covers into `deps`; writes pass through. */
 function tracking(ctx: Context, deps: Reads): Context {
   const note = (map: string, instance: string) => deps.instances.add(`${map}\u0000${instance}`);
-  const store = ctx.store.observed((map, scope) => {
+  const instances = ctx.instances.observed((map, scope) => {
     // Opening a map reads its layout, on every run: a change of layout shows in every later read.
     if (scope === "layout") return;
     if (scope === "all") return note(map, WHOLE_MAP);
@@ -72,7 +72,7 @@ function tracking(ctx: Context, deps: Reads): Context {
     if (scope.length === 0) note(map, CURRENT);
     for (const instance of scope) note(map, instance);
   });
-  return { store, locks: ctx.locks };
+  return { instances, locks: ctx.locks };
 }
 
 type Callback = (value: unknown) => void;
@@ -149,7 +149,7 @@ export function liveQuery<T>(
         } while (again && !stopped);
         running = false;
       };
-      const stopWatching = watchChanges(ctx.store.name, (change) => {
+      const stopWatching = watchChanges(ctx.instances.name, (change) => {
         if (stopped) return;
         if (running) during.push(change);
         else if (touches(deps, change)) void run();
@@ -163,8 +163,8 @@ export function liveQuery<T>(
       };
       const stops = [
         stopWatching,
-        ctx.store.connection.events.on("datalost", rerun),
-        ctx.store.connection.events.on("reset", rerun),
+        ctx.instances.connection.events.on("datalost", rerun),
+        ctx.instances.connection.events.on("reset", rerun),
       ];
       void run();
       const unsubscribe = () => {

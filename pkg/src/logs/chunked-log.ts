@@ -34,8 +34,8 @@ import type { ReadAll, Snapshot, Writes } from "../instances/instances.js";
 import { type ChunkedMeta, holdsLog, type LogState, type LogView, openChunked, readMeta, type Segment } from "../maps/layout.js";
 import type { RecordKind } from "../reference-samples/records.js";
 import type { LogRules } from "../transactions/participants.js";
+import * as wasm from "../wasm/core-module.js";
 import * as maintenance from "../wasm/maintenance-module.js";
-import * as wasm from "../wasm/store-module.js";
 
 /** How `store.chunkedLog(name, options)` opens or creates a log (`V`: its records' values). */
 export interface ChunkedLogOptions<V = unknown> {
@@ -151,7 +151,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
     const chunkSize = size === undefined ? undefined : wasm.resolveChunkSize(size);
     const indexes = declared("options.indexes", args.field("options", o, "indexes"));
-    const view = await ctx.store.openMap(name, `opening log "${name}"`, (meta) => {
+    const view = await ctx.instances.openMap(name, `opening log "${name}"`, (meta) => {
       const opened = openChunked(name, meta, chunkSize);
       return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
     });
@@ -257,7 +257,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     return {
       kind: "chunked",
       name: this.name,
-      database: this.ctx.store.name,
+      database: this.ctx.instances.name,
       input: (item, argument) => this.kind.input(item, argument),
       record: (snapshot, n, item) => {
         const { view, current } = this.checked(snapshot);
@@ -294,7 +294,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
         conflict: this.conflict,
       },
       stored: () => this.view.meta.indexes ?? [],
-      refresh: async () => void this.viewOf((await this.ctx.store.read(this.name, [])).meta),
+      refresh: async () => void this.viewOf((await this.ctx.instances.read(this.name, [])).meta),
     };
   }
 
@@ -340,7 +340,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   }
 
   private async readIndex(index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: R[] }> {
-    const found = await this.ctx.store.search(
+    const found = await this.ctx.instances.search(
       this.name,
       await this.rangesOf(index, plan),
       { reverse: plan.reverse, limit: plan.limit, keys: plan.read !== "entries", values: plan.read !== "keys" },
@@ -361,7 +361,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   }
 
   private async countIndex(index: string, plan: ReadPlan): Promise<number> {
-    const { meta, count } = await this.ctx.store.countEntries(
+    const { meta, count } = await this.ctx.instances.countEntries(
       this.name,
       await this.rangesOf(index, plan),
       `counting index "${index}" of log "${this.name}"`,
@@ -419,7 +419,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    */
   private async read(token: string): Promise<Read<R>> {
     const instance = token === "" ? CURRENT : token; // the core reads "" as `current`; pageNext checks the rest
-    const { meta, values } = await this.ctx.store.read(this.name, [instance]);
+    const { meta, values } = await this.ctx.instances.read(this.name, [instance]);
     const view = this.viewOf(meta);
     const chunk = this.chunk(instance, values[0], view);
     const next = wasm.pageNext(view.log, token, values[0] !== undefined, chunk.sequences, this.kind.recordName);
@@ -471,7 +471,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
   }
   /** The log's state: the next sequence and the newest archived chunk's token. */
   async state(): Promise<LogState> {
-    const { meta } = await this.ctx.store.read(this.name, []);
+    const { meta } = await this.ctx.instances.read(this.name, []);
     return { ...this.viewOf(meta).meta.state };
   }
 
@@ -481,7 +481,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    */
   async pageOf(sequence: number): Promise<string> {
     const seq = args.number("sequence", sequence);
-    const { meta } = await this.ctx.store.read(this.name, []);
+    const { meta } = await this.ctx.instances.read(this.name, []);
     return wasm.pageOfSequence(this.viewOf(meta).log, seq);
   }
 
@@ -492,7 +492,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
 
   /** Records retained, in `current` and in archives, and the chunk size in force. Reads the log's metadata only. */
   async stats(): Promise<LogStats> {
-    const { meta } = await this.ctx.store.read(this.name, []);
+    const { meta } = await this.ctx.instances.read(this.name, []);
     const view = this.viewOf(meta);
     return {
       records: view.count,
@@ -519,7 +519,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     let token: string = CURRENT;
     if (below !== undefined) {
       if (below <= 1) return;
-      const { meta } = await this.ctx.store.read(this.name, []);
+      const { meta } = await this.ctx.instances.read(this.name, []);
       token = wasm.pageOfSequence(this.viewOf(meta).log, below - 1);
     }
     while (token !== "") {
@@ -534,7 +534,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
 
   /** The retained records above sequence `above` (all, if undefined), oldest first, a chunk per step. */
   private async *oldestFirst(above: number | undefined): AsyncGenerator<R> {
-    const { meta } = await this.ctx.store.read(this.name, []);
+    const { meta } = await this.ctx.instances.read(this.name, []);
     const retainedFrom = this.viewOf(meta).meta.retainedFrom;
     let next = above === undefined ? retainedFrom : Math.max(above + 1, retainedFrom);
     for (let token = wasm.pageOfSequence(this.view.log, next); token !== ""; ) {

@@ -18,8 +18,8 @@ import {
 } from "../common/constants.js";
 import { AttrmapError, checkStored } from "../common/errors.js";
 import { type StoredIndex, storedIndexes } from "../indexes/definition.js";
+import * as wasm from "../wasm/core-module.js";
 import { bookParts, type LogBook, logBook, type Segment } from "../wasm/encodings.js";
-import * as wasm from "../wasm/store-module.js";
 
 /** The layout of a partitioned map, as stored with it and exported. */
 export interface PartitionedLayout {

@@ -32,8 +32,8 @@ import { changeEntries, describeValue } from "../indexes/entries.js";
 import { planRanges, Query, type ReadPlan } from "../indexes/query.js";
 import type { Snapshot, Writes } from "../instances/instances.js";
 import type { MapRules } from "../transactions/participants.js";
+import * as wasm from "../wasm/core-module.js";
 import * as maintenance from "../wasm/maintenance-module.js";
-import * as wasm from "../wasm/store-module.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
 import { KeyScope } from "./scope.js";
 
@@ -143,7 +143,7 @@ export class PartitionedMap<V> {
       custom: canonicalizeKey !== undefined,
     };
     const indexes = declared("options.indexes", args.field("options", o, "indexes"));
-    const layout = await ctx.store.openMap(name, `opening map "${name}"`, (meta) => {
+    const layout = await ctx.instances.openMap(name, `opening map "${name}"`, (meta) => {
       const opened = openPartitioned(name, meta, wanted);
       return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
     });
@@ -258,7 +258,7 @@ export class PartitionedMap<V> {
     return {
       kind: "partitioned",
       name: this.name,
-      database: this.ctx.store.name,
+      database: this.ctx.instances.name,
       adopt: (raw) => this.adopt(raw),
       place: (key, argument) => {
         const p = this.place(key, this.layout, argument);
@@ -290,7 +290,7 @@ export class PartitionedMap<V> {
   async get(key: string): Promise<V | undefined> {
     return this.withLayout(async (layout) => {
       const p = this.place(key, layout, "key");
-      const { meta, values } = await this.ctx.store.read(this.name, [p.partitionName]);
+      const { meta, values } = await this.ctx.instances.read(this.name, [p.partitionName]);
       this.current(meta, layout);
       return this.entry(p.partitionName, this.partition(p.partitionName, values[0]), p.key);
     });
@@ -302,7 +302,7 @@ export class PartitionedMap<V> {
     return this.withLayout(async (layout) => {
       const placed = list.map((k, i) => this.place(k, layout, `keys[${i}]`));
       const names = [...new Set(placed.map((p) => p.partitionName))];
-      const { meta, values } = await this.ctx.store.read(this.name, names);
+      const { meta, values } = await this.ctx.instances.read(this.name, names);
       this.current(meta, layout);
       const partitions = new Map(names.map((n, i) => [n, this.partition(n, values[i])]));
       const found = new Map<string, V>();
@@ -494,7 +494,7 @@ export class PartitionedMap<V> {
 
   /** Reads the stored layout again (after a change of indexes, here or in another context). */
   private async refresh(): Promise<void> {
-    const { meta } = await this.ctx.store.read(this.name, []);
+    const { meta } = await this.ctx.instances.read(this.name, []);
     if (meta !== undefined) this.reloadLayout(meta);
   }
 
@@ -540,7 +540,7 @@ export class PartitionedMap<V> {
   private readIndex(index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: Array<[string, V]> }> {
     return this.withLayout(async (layout) => {
       const def = await findIndex(this.catalog, index);
-      const found = await this.ctx.store.search(
+      const found = await this.ctx.instances.search(
         this.name,
         planRanges(this.name, def, plan),
         { reverse: plan.reverse, limit: plan.limit, keys: plan.read !== "entries", values: plan.read !== "keys" },
@@ -561,7 +561,7 @@ export class PartitionedMap<V> {
   private countIndex(index: string, plan: ReadPlan): Promise<number> {
     return this.withLayout(async (layout) => {
       const def = await findIndex(this.catalog, index);
-      const { meta, count } = await this.ctx.store.countEntries(
+      const { meta, count } = await this.ctx.instances.countEntries(
         this.name,
         planRanges(this.name, def, plan),
         `counting index "${index}" of map "${this.name}"`,
@@ -586,7 +586,7 @@ export class PartitionedMap<V> {
   }
 
   private async scan(visit: (instance: string, partition: Partition<V>) => void): Promise<void> {
-    await this.ctx.store.scan(this.name, `reading the partitions of map "${this.name}"`, (_, instance, value) =>
+    await this.ctx.instances.scan(this.name, `reading the partitions of map "${this.name}"`, (_, instance, value) =>
       visit(instance, this.partition(instance, value)),
     );
   }
@@ -596,7 +596,7 @@ export class PartitionedMap<V> {
     const opts = writeOptions(options);
     await this.withLayout((layout) =>
       withLocks(this.ctx.locks, [{ key: lockKey(this.ctx, this.name), mode: "exclusive" }], opts, () =>
-        this.ctx.store.write(
+        this.ctx.instances.write(
           this.name,
           [],
           `clearing map "${this.name}"`,
@@ -631,7 +631,7 @@ export class PartitionedMap<V> {
     };
     await maintenance.maintenanceReady(); // before the lock and the transaction, which must not wait on it
     const resized = await withLocks(this.ctx.locks, [{ key: lockKey(this.ctx, this.name), mode: "exclusive" }], opts, () =>
-      this.ctx.store.rewrite(this.name, `resizing map "${this.name}" to ${count} partitions`, async (tx) => {
+      this.ctx.instances.rewrite(this.name, `resizing map "${this.name}" to ${count} partitions`, async (tx) => {
         this.reloadLayout(tx.meta ?? this.layout);
         const layout = this.layout;
         if (layout.partitionCount === count) return layout;
@@ -678,7 +678,7 @@ export class PartitionedMap<V> {
     let after: string | undefined;
     let layout: PartitionedLayout | undefined;
     for (;;) {
-      const step = await this.ctx.store.readNext(this.name, after, `reading the partitions of map "${this.name}"`);
+      const step = await this.ctx.instances.readNext(this.name, after, `reading the partitions of map "${this.name}"`);
       if (step.meta === undefined) return;
       if (layout === undefined) {
         this.adopt(step.meta);
@@ -720,13 +720,13 @@ export class PartitionedMap<V> {
         // The cursor is canonical already: placed as stored keys were, without canonicalizeKey.
         const placed = wasm.placeKey(after, layout.keyRule === EMAIL_KEYS, layout.partitionCount);
         instance = wasm.partitionName(placed.index, layout.partitionCount);
-        const { meta, values } = await this.ctx.store.read(this.name, [instance]);
+        const { meta, values } = await this.ctx.instances.read(this.name, [instance]);
         this.current(meta, layout);
         found.push(...this.ordered(instance, values[0]).filter(([key]) => key > after));
       }
       for (;;) {
         if (found.length > limit) return { entries: found.slice(0, limit), next: found[limit - 1]![0] };
-        const step = await this.ctx.store.readNext(this.name, instance, doing);
+        const step = await this.ctx.instances.readNext(this.name, instance, doing);
         this.current(step.meta, layout); // another layout: the page is read again under it
         // A stored partition is never empty, so one more partition means one more entry.
         if (found.length === limit) return { entries: found, next: step.instance === undefined ? null : found.at(-1)![0] };

@@ -7,7 +7,7 @@ import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
 import type { Query } from "../indexes/query.js";
 import { type MapPage, type MapPageOptions, PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-map.js";
 import type { KeyScope } from "../maps/scope.js";
-import * as wasm from "../wasm/store-module.js";
+import * as wasm from "../wasm/core-module.js";
 import { type CustomerProfile, type CustomerProfileInput, profileEntries, profileInput } from "./records.js";
 
 /** The map name the reference server uses. */

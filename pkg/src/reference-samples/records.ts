@@ -5,7 +5,7 @@
 
 import * as args from "../common/args.js";
 import type { EntryKind } from "../maps/partitioned-map.js";
-import { canonicalEmail, checkSubscriberFields } from "../wasm/store-module.js";
+import { canonicalEmail, checkSubscriberFields } from "../wasm/core-module.js";
 
 /** A customer profile as stored: `emailAddress` is canonical. */
 export interface CustomerProfile {

@@ -11,7 +11,7 @@ import {
   type LogWindowOptions,
   type RecordsOptions,
 } from "../logs/chunked-log.js";
-import * as wasm from "../wasm/store-module.js";
+import * as wasm from "../wasm/core-module.js";
 import { type NewSubscriber, type Subscriber, subscriberRecords } from "./records.js";
 
 /** The map name the reference server uses. */

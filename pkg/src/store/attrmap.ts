@@ -9,7 +9,7 @@ import { acknowledge, type ChangesOptions, type ChangesPage, changes, checkpoint
 import { Connection } from "../idb/connection.js";
 import type { Identity } from "../idb/identity.js";
 import type { Uninferred } from "../indexes/definition.js";
-import { InstanceStore } from "../instances/instances.js";
+import { Instances } from "../instances/instances.js";
 import { Announcer, type Change, watchChanges } from "../live/changes.js";
 import { type LiveQuery, liveQuery } from "../live/live-query.js";
 import { ChunkedLog, type ChunkedLogOptions } from "../logs/chunked-log.js";
@@ -18,7 +18,7 @@ import { CustomerDirectory, type CustomerDirectoryOptions } from "../reference-s
 import { type LogRecord, valueRecords } from "../reference-samples/records.js";
 import { SubscriberArchive, type SubscriberArchiveOptions } from "../reference-samples/subscriber-archive.js";
 import { type ScopeItem, type Transaction, type TransactionOptions, transaction } from "../transactions/transaction.js";
-import { mapName, ready } from "../wasm/store-module.js";
+import { mapName, ready } from "../wasm/core-module.js";
 import { persist, type StorageStatus, storageStatus } from "./persistence.js";
 
 /** What attrmap calls of an IndexedDB factory: `indexedDB` in pages and workers, fake-indexeddb's `IDBFactory` in Node. */
@@ -53,7 +53,7 @@ export interface OpenOptions {
 
 /** The store's wasm module started where there is IndexedDB; else `unavailable`, no work done (a server rendering a page). */
 async function started(ctx: Context): Promise<void> {
-  ctx.store.connection.needIndexedDB();
+  ctx.instances.connection.needIndexedDB();
   await ready();
 }
 
@@ -64,7 +64,7 @@ export class Attrmap {
 
   /** The IndexedDB database name. */
   get name(): string {
-    return this.ctx.store.name;
+    return this.ctx.instances.name;
   }
 
   /** A generic partitioned map of values of type `V`. */
@@ -160,7 +160,7 @@ export class Attrmap {
    * last saw to tell a first visit from data lost while no page was open.
    */
   identity(): Promise<Identity> {
-    return this.ctx.store.connection.identity();
+    return this.ctx.instances.connection.identity();
   }
 
   /**
@@ -171,7 +171,7 @@ export class Attrmap {
    */
   on(event: StoreEvent, listener: (error: AttrmapError) => void): () => void {
     const checked = args.oneOf<StoreEvent>("event", event, ["datalost", "unavailable"]);
-    return this.ctx.store.connection.events.on(checked, args.func<(error: AttrmapError) => void>("listener", listener));
+    return this.ctx.instances.connection.events.on(checked, args.func<(error: AttrmapError) => void>("listener", listener));
   }
 
   /**
@@ -180,7 +180,7 @@ export class Attrmap {
    * nothing is written, so a log never starts again at sequence 1 unnoticed.
    */
   acknowledgeDataLoss(): void {
-    this.ctx.store.connection.acknowledgeDataLoss();
+    this.ctx.instances.connection.acknowledgeDataLoss();
   }
 
   /**
@@ -198,7 +198,7 @@ export class Attrmap {
 
   /** Closes the database connection; later calls reopen it. */
   close(): void {
-    this.ctx.store.close();
+    this.ctx.instances.close();
   }
 }
 
@@ -245,11 +245,11 @@ export function openAttrmap(options: OpenOptions = {}): Attrmap {
     throw args.invalid(`options.locks must have a request() method, got ${args.describeType(locks)}`);
   const database = name === undefined ? "attrmap" : args.string("options.name", name);
   const connection = new Connection(database, factory as IDBFactory | undefined, keyRange as typeof IDBKeyRange);
-  const store = new InstanceStore(
+  const instances = new Instances(
     connection,
     new Announcer(database),
     undefined,
     feedLimit(args.field("options", o, "maxChanges")),
   );
-  return new Attrmap({ store, locks: (locks as LockManagerLike | undefined) ?? defaultLocks() });
+  return new Attrmap({ instances, locks: (locks as LockManagerLike | undefined) ?? defaultLocks() });
 }

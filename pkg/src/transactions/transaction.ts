@@ -115,7 +115,7 @@ class MapPart<V> {
       (instance) => !this.partitions.has(instance),
     );
     if (missing.length > 0) {
-      const read = ctx.store.read(this.rules.name, missing).then(({ meta, values }) => {
+      const read = ctx.instances.read(this.rules.name, missing).then(({ meta, values }) => {
         if (!this.rules.adopt(meta))
           throw new AttrmapError("layout_changed", `map "${this.rules.name}" changed its layout while a transaction held it`);
         return values;
@@ -256,7 +256,7 @@ export async function transaction<T>(ctx: Context, scope: unknown, work: unknown
   const items = args.list<unknown>("scope", scope, MAX_BATCH);
   if (items.length === 0) throw args.invalid("scope must name at least one map, log or map.at(key)");
   for (let attempt = 1; ; attempt++) {
-    const parts = partsOf(ctx.store.name, items);
+    const parts = partsOf(ctx.instances.name, items);
     try {
       return await holdForTransaction(ctx.locks, locksOf(ctx, parts), opts, async () => {
         await look(ctx, parts);
@@ -284,7 +284,7 @@ async function look(ctx: Context, parts: ReadonlyMap<string, Part>): Promise<voi
     map: p.rules.name,
     instances: p instanceof LogPart ? [CURRENT] : p.whole ? [] : [...p.instances],
   }));
-  const snapshots = await ctx.store.readMaps(reads);
+  const snapshots = await ctx.instances.readMaps(reads);
   all.forEach((part, i) => {
     const snapshot = snapshots[i]!;
     if (part instanceof LogPart) {
@@ -361,7 +361,7 @@ async function commit(ctx: Context, parts: ReadonlyMap<string, Part>): Promise<v
       : { map: p.rules.name, instances: [CURRENT] },
   );
   const names = written.map((p) => `"${p.rules.name}"`).join(", ");
-  await ctx.store.writeMaps(reads, `committing a transaction over ${names}`, (snapshots) => ({
+  await ctx.instances.writeMaps(reads, `committing a transaction over ${names}`, (snapshots) => ({
     writes: written.map((part, i): MapWrites => {
       if (part instanceof MapPart) return part.rules.writes(reads[i]!.instances, snapshots[i]!, part.edits);
       const writes = part.rules.writes(part.items, snapshots[i]!);

@@ -3,7 +3,7 @@
 // fetch beside the package is not possible or not wanted). Importing it starts nothing.
 import wasmBase64 from "../../wasm/attrmap_inline.js";
 import { decodeBase64 } from "./base64.js";
-import { startFrom } from "./store-module.js";
+import { startFrom } from "./core-module.js";
 
 const bytes = () => decodeBase64(wasmBase64);
 startFrom({ now: bytes, later: async () => bytes() });

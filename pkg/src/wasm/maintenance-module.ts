@@ -14,9 +14,9 @@ import {
   DROP_PLAN_RETAINED_FROM,
 } from "../common/constants.js";
 import { callCore } from "../common/errors.js";
+import { HASH_PIECE } from "./core-module.js";
 import { indexValueEncoding, keyBytes, keyRoom, type LogBook, type Segment, segmentsOf } from "./encodings.js";
 import { compileBeside, startOnce } from "./module-file.js";
-import { HASH_PIECE } from "./store-module.js";
 
 /** Starts the module, once: the file beside the package, else its inlined copy (as the verifier's). */
 export const maintenanceReady = startOnce("the maintenance wasm module", async () => {

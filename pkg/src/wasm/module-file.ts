@@ -1,5 +1,5 @@
 // A wasm module's file beside the package, for the entries that fetch theirs (the browser
-// entry's store module, the export verifier's and the maintenance modules) instead of
+// entry's core module, the export verifier's and the maintenance modules) instead of
 // decoding it from base64 text.
 
 import { AttrmapError } from "../common/errors.js";
