@@ -20,8 +20,9 @@ export type { IndexElement, IndexValue } from "./indexes/values.js";
 export type { Change, EntryChanges, MapChange } from "./live/changes.js";
 export { watchChanges } from "./live/changes.js";
 export type { LiveQuery, LiveQueryObserver, Subscription } from "./live/live-query.js";
-export type { ChunkedLogOptions, LogPage, LogStats, LogWindow, LogWindowOptions, RecordsOptions } from "./logs/chunked-log.js";
 export { ChunkedLog } from "./logs/chunked-log.js";
+export type { ChunkedLogOptions, LogPage, LogStats, LogWindow, LogWindowOptions, RecordsOptions } from "./logs/log-types.js";
+export type { LogRecord } from "./logs/records.js";
 export type { ChunkedLayout, Layout, LogState, PartitionedLayout, Segment } from "./maps/layout.js";
 export type {
   MapPage,
@@ -30,15 +31,15 @@ export type {
   PartitionedMapOptions,
   ResizeOptions,
   ResizeProgress,
-} from "./maps/partitioned-map.js";
+} from "./maps/map-types.js";
 export { PartitionedMap } from "./maps/partitioned-map.js";
 export { KeyScope } from "./maps/scope.js";
 export type { CustomerDirectoryOptions } from "./reference-samples/customer-directory.js";
 export { CUSTOMER_PROFILES_MAP, CustomerDirectory } from "./reference-samples/customer-directory.js";
-export type { CustomerProfile, CustomerProfileInput, LogRecord, NewSubscriber, Subscriber } from "./reference-samples/records.js";
+export type { CustomerProfile, CustomerProfileInput, NewSubscriber, Subscriber } from "./reference-samples/records.js";
 export type { SubscriberArchiveOptions, SubscriberPage } from "./reference-samples/subscriber-archive.js";
 export { SUBSCRIBER_CHUNKS_MAP, SubscriberArchive } from "./reference-samples/subscriber-archive.js";
-export type { EmailPartition, KeyPartition, PlacedCustomerProfile } from "./rules.js";
+export type { EmailPartition, KeyPartition, PlacedCustomerProfile } from "./rules/rules.js";
 export {
   archiveChunkToken,
   canonicalEmailAddress,
@@ -48,7 +49,7 @@ export {
   partitionName,
   placeCustomerProfile,
   validatePageToken,
-} from "./rules.js";
+} from "./rules/rules.js";
 export type { IDBFactoryLike, IDBKeyRangeLike, OpenOptions } from "./store/attrmap.js";
 export { Attrmap, openAttrmap } from "./store/attrmap.js";
 export type { StorageStatus } from "./store/persistence.js";
@@ -58,6 +59,6 @@ export type {
   SomePartitionedMap,
   Transaction,
   TransactionOptions,
-} from "./transactions/transaction.js";
-export { DEFAULT_WORK_TIMEOUT_MS, MAX_WHOLE_MAP_PARTITIONS } from "./transactions/transaction.js";
+} from "./transactions/transaction-types.js";
+export { DEFAULT_WORK_TIMEOUT_MS, MAX_WHOLE_MAP_PARTITIONS } from "./transactions/transaction-types.js";
 export { ready } from "./wasm/core-module.js";

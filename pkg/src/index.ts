@@ -1,6 +1,39 @@
 // attrmap: hash-partitioned maps and sequentially chunked logs in IndexedDB, with the rules
 // of docs/ in a Rust core compiled to WebAssembly. This entry starts the module from bytes
-// inlined in the JavaScript, synchronously: it runs in Node, workers and service workers.
+// inlined in the JavaScript, synchronously, and holds every part at start (what a page of
+// "attrmap/browser", "attrmap/export-import" or "attrmap/dex" loads at its first call, see
+// common/lazy-module.ts): it runs in Node, workers and service workers, which may not import().
 import "./wasm/init.js";
+import { dexRequestsCode, indexPartitionCode } from "./dex/index.js";
+import * as indexPlacement from "./dex/index-partition.js";
+import * as dexRequests from "./dex/set-attributes.js";
+import * as exporting from "./export-import/export-data.js";
+import * as importing from "./export-import/import-data.js";
+import { exportCode, importCode } from "./export-import/index.js";
+import * as feedReader from "./feed/change-feed.js";
+import * as catalog from "./indexes/catalog.js";
+import { catalogCode, indexReadsCode } from "./indexes/index-host.js";
+import * as indexReads from "./indexes/index-reads.js";
+import { logIterationCode, retentionCode } from "./logs/chunked-log.js";
+import * as logIteration from "./logs/log-iteration.js";
+import * as retention from "./logs/retention.js";
+import * as mapPages from "./maps/map-pages.js";
+import { mapPagesCode, resizeCode } from "./maps/partitioned-map.js";
+import * as resize from "./maps/resize.js";
+import { feedReaderCode, transactionCode } from "./store/attrmap.js";
+import * as transaction from "./transactions/transaction.js";
+
+dexRequestsCode.provide(dexRequests);
+indexPartitionCode.provide(indexPlacement);
+exportCode.provide(exporting);
+importCode.provide(importing);
+feedReaderCode.provide(feedReader);
+catalogCode.provide(catalog);
+indexReadsCode.provide(indexReads);
+logIterationCode.provide(logIteration);
+retentionCode.provide(retention);
+mapPagesCode.provide(mapPages);
+resizeCode.provide(resize);
+transactionCode.provide(transaction);
 
 export * from "./api.js";

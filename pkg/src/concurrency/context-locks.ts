@@ -3,8 +3,18 @@
 // browser's lock manager in between: in Chromium a release and a grant cost about half a
 // millisecond each, and transactions started together (a burst of transfers) would spend most of
 // their time on them. A lock is passed at most PASSES times in a row; then it is let go, and the
-// browser's queue (other tabs, workers, this context's single writes) has its turn.
-import type { LockGrant, LockManagerLike, LockRequestOptions } from "./locks.js";
+// browser's queue (other tabs, workers, this context's single writes) has its turn. A
+// transaction takes its locks through them with holdForTransaction; loaded with the first one.
+import {
+  heldByTransactions,
+  inNameOrder,
+  inOrder,
+  type LockGrant,
+  type LockManagerLike,
+  type LockRequest,
+  type LockRequestOptions,
+  type WriteOptions,
+} from "./locks.js";
 
 type Mode = "exclusive" | "shared";
 
@@ -171,4 +181,41 @@ export class ContextLocks implements LockManagerLike {
         });
     });
   }
+}
+
+/** The ContextLocks of each lock manager, which its transactions take their locks through. */
+const contexts = new WeakMap<LockManagerLike, ContextLocks>();
+
+/**
+ * @internal
+ * A transaction's locks: exactly `requests` (no escalation: a transaction's reads rely on each
+ * instance lock), one per name, exclusive winning, taken in name order as every writer takes
+ * them, through this context's ContextLocks (passed on from a transaction of this context that
+ * held them). While `body` runs, writes of this context that need them fail at once (withLocks).
+ */
+export async function holdForTransaction<T>(
+  locks: LockManagerLike,
+  requests: readonly LockRequest[],
+  options: WriteOptions,
+  body: () => Promise<T>,
+): Promise<T> {
+  const sorted = inNameOrder(requests);
+  let context = contexts.get(locks);
+  if (!context) contexts.set(locks, (context = new ContextLocks(locks)));
+  return inOrder(context, sorted, options, async () => {
+    let table = heldByTransactions.get(locks);
+    if (!table) heldByTransactions.set(locks, (table = new Map()));
+    for (const [name, { mode }] of sorted) {
+      const by = table.get(name);
+      table.set(name, { mode: by?.mode === "exclusive" ? "exclusive" : mode, count: (by?.count ?? 0) + 1 });
+    }
+    try {
+      return await body();
+    } finally {
+      for (const [name] of sorted) {
+        const by = table.get(name)!;
+        if (--by.count === 0) table.delete(name);
+      }
+    }
+  });
 }

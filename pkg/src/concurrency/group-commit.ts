@@ -8,7 +8,7 @@
 
 import type { Context } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
-import type { EntryWrites, UniqueCheck } from "../idb/entry-store.js";
+import type { EntryWrites, UniqueCheck } from "../idb/index-entries.js";
 import type { EntryKey } from "../idb/keys.js";
 import type { ReadAll, Snapshot, Writes } from "../instances/instances.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks } from "./locks.js";
@@ -120,17 +120,11 @@ async function runBatch(ctx: Context, map: string, options: WriteOptions, jobs: 
   let outcomes: Outcome[] = [];
   try {
     await withLocks(ctx.locks, locks, options, () =>
-      ctx.instances.write(
-        map,
-        instances,
-        doing,
-        (snapshot) => {
-          const applied = apply(snapshot, instances, jobs);
-          outcomes = applied.outcomes;
-          return applied.writes;
-        },
-        jobs[0]!.alone ? jobs[0]!.all : undefined,
-      ),
+      ctx.instances.write({ map, instances, all: jobs[0]!.alone ? jobs[0]!.all : undefined }, doing, (snapshot) => {
+        const applied = apply(snapshot, instances, jobs);
+        outcomes = applied.outcomes;
+        return applied.writes;
+      }),
     );
     return outcomes;
   } catch (error) {

@@ -3,7 +3,6 @@
 // origin wait for each other. Readers take no lock.
 import * as args from "../common/args.js";
 import { AttrmapError, storageError } from "../common/errors.js";
-import { ContextLocks } from "./context-locks.js";
 
 /** How a write waits for its locks. */
 export type LockWait = "wait" | "ifAvailable";
@@ -203,8 +202,8 @@ function waitSignal(options: WriteOptions): { signal?: AbortSignal; timedOut(): 
  */
 const MAX_INSTANCE_LOCKS = 16;
 
-/** One request per lock name (exclusive wins), in name order: the order every writer takes its locks in. */
-function inNameOrder(requests: Iterable<LockRequest>): Array<[string, LockRequest]> {
+/** @internal One request per lock name (exclusive wins), in name order: the order every writer takes its locks in. */
+export function inNameOrder(requests: Iterable<LockRequest>): Array<[string, LockRequest]> {
   const byName = new Map<string, LockRequest>();
   for (const r of requests) {
     const name = nameOf(r.key);
@@ -230,11 +229,11 @@ function plan(requests: readonly LockRequest[]): Array<[string, LockRequest]> {
 }
 
 /**
- * The locks the running transactions of this JavaScript context hold (store.transaction), by
+ * @internal The locks the running transactions of this JavaScript context hold (store.transaction), by
  * lock manager: a write of the same context that needs one of them would wait for a
  * transaction that may be waiting for it.
  */
-const heldByTransactions = new WeakMap<LockManagerLike, Map<string, { mode: Mode; count: number }>>();
+export const heldByTransactions = new WeakMap<LockManagerLike, Map<string, { mode: Mode; count: number }>>();
 
 /** Refuses, at once, locks that a running transaction of this context holds (see heldByTransactions). */
 function refuseHeld(locks: LockManagerLike, sorted: ReadonlyArray<readonly [string, LockRequest]>): void {
@@ -267,45 +266,8 @@ export async function withLocks<T>(
   return inOrder(locks, sorted, options, body);
 }
 
-/** The ContextLocks of each lock manager, which its transactions take their locks through. */
-const contexts = new WeakMap<LockManagerLike, ContextLocks>();
-
-/**
- * @internal
- * A transaction's locks: exactly `requests` (no escalation: a transaction's reads rely on each
- * instance lock), one per name, exclusive winning, taken in name order as every writer takes
- * them, through this context's ContextLocks (passed on from a transaction of this context that
- * held them). While `body` runs, writes of this context that need them fail at once (withLocks).
- */
-export async function holdForTransaction<T>(
-  locks: LockManagerLike,
-  requests: readonly LockRequest[],
-  options: WriteOptions,
-  body: () => Promise<T>,
-): Promise<T> {
-  const sorted = inNameOrder(requests);
-  let context = contexts.get(locks);
-  if (!context) contexts.set(locks, (context = new ContextLocks(locks)));
-  return inOrder(context, sorted, options, async () => {
-    let table = heldByTransactions.get(locks);
-    if (!table) heldByTransactions.set(locks, (table = new Map()));
-    for (const [name, { mode }] of sorted) {
-      const by = table.get(name);
-      table.set(name, { mode: by?.mode === "exclusive" ? "exclusive" : mode, count: (by?.count ?? 0) + 1 });
-    }
-    try {
-      return await body();
-    } finally {
-      for (const [name] of sorted) {
-        const by = table.get(name)!;
-        if (--by.count === 0) table.delete(name);
-      }
-    }
-  });
-}
-
-/** Takes the locks of `sorted` one at a time, in their order, then runs `body`; see withLocks. */
-async function inOrder<T>(
+/** @internal Takes the locks of `sorted` one at a time, in their order, then runs `body`; see withLocks. */
+export async function inOrder<T>(
   locks: LockManagerLike,
   sorted: ReadonlyArray<readonly [string, LockRequest]>,
   options: WriteOptions,

@@ -8,8 +8,9 @@ import { AttrmapError } from "../common/errors.js";
 import { partitionJson } from "../export-import/exact-json.js";
 import { type EntryKey, prefixRange } from "../idb/keys.js";
 import { publicDefinition } from "../indexes/definition.js";
+import { searchEntries } from "../indexes/entry-reads.js";
 import { readMeta } from "../maps/layout.js";
-import { keyPartition } from "../rules.js";
+import { keyPartition } from "../rules/rules.js";
 import { canonicalIndexValue, maintenanceReady } from "../wasm/maintenance-module.js";
 
 /** One instance of an index's attribute map: its name, and its dictionary's JSON. */
@@ -41,7 +42,8 @@ export async function indexInstances(
 ): Promise<IndexInstance[]> {
   await maintenanceReady();
   const doing = `exporting index "${index}" of map "${map}"`;
-  const { meta, keys } = await ctx.instances.search(
+  const { meta, keys } = await searchEntries(
+    ctx.instances,
     map,
     [prefixRange([map, index])],
     { reverse: false, limit: Number.POSITIVE_INFINITY, keys: true, values: false },

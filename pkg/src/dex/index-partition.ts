@@ -4,7 +4,7 @@
 import { describeType, invalid, isArray, list } from "../common/args.js";
 import { MAX_COMPOUND_LENGTH, MAX_TEXT_LENGTH } from "../common/constants.js";
 import { type IndexPair, type IndexValue, indexPair } from "../indexes/values.js";
-import { type KeyPartition, keyPartition } from "../rules.js";
+import { type KeyPartition, keyPartition } from "../rules/rules.js";
 import { ready } from "../wasm/core-module.js";
 import { canonicalIndexValue, maintenanceReady } from "../wasm/maintenance-module.js";
 
@@ -23,11 +23,7 @@ function pairOf(name: string, value: unknown): IndexPair {
   return pair;
 }
 
-/**
- * The instance of an index with `partitionCount` partitions (the map's 1000 by default) that
- * holds `value` in the engine's layout, and the canonical text it is listed under: a server
- * finds "the customers of Acme" by loading that one instance. An array is a compound value.
- */
+/** `indexPartition(value, partitionCount)` of "attrmap/dex" (its doc comment is in index.ts). */
 export async function indexPartition(value: IndexValue, partitionCount?: number): Promise<IndexPartition> {
   const compound = isArray(value);
   const pairs = compound

@@ -1,19 +1,38 @@
 // attrmap/dex: the stored maps as the durable-execution engine's own SetAttributes requests
 // (docs/dex-import.md), so data moves into a flow of a reference SDK's sample, or of your own,
-// in the same layout.
+// in the same layout. Their code loads at the first call of each.
+
+import { lazyModule } from "../common/lazy-module.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { ready } from "../wasm/core-module.js";
-import { type DexExportOptions, type DexRequest, dexRequests } from "./set-attributes.js";
+import type { IndexPartition, IndexValue } from "./index-partition.js";
+import type { DexExportOptions, DexRequest } from "./set-attributes.js";
 
-export { type IndexElement, type IndexPartition, type IndexValue, indexPartition } from "./index-partition.js";
-export type { DexExportOptions, DexMapNames, DexRequest, DexSdk } from "./set-attributes.js";
-export { DEX_SAMPLE_NAMES } from "./set-attributes.js";
+export type { IndexElement, IndexPartition, IndexValue } from "./index-partition.js";
+export type { DexMapNames, DexSdk } from "./sample-names.js";
+export { DEX_SAMPLE_NAMES } from "./sample-names.js";
+export type { DexExportOptions, DexRequest } from "./set-attributes.js";
+
+/** @internal The requests' code. */
+export const dexRequestsCode = /* @__PURE__ */ lazyModule(() => import("./set-attributes.js"), "exportDexRequests()");
+
+/** @internal An index value's placement, and the maintenance module's glue. */
+export const indexPartitionCode = /* @__PURE__ */ lazyModule(() => import("./index-partition.js"), "indexPartition()");
 
 /**
  * The maps of `store` as the engine's SetAttributesRequests (canonical protobuf JSON, under 16
  * MiB each), named for a reference SDK's sample (`sdk`) or your flow (`names`), one at a time.
  */
 export async function* exportDexRequests(store: Attrmap, options: DexExportOptions): AsyncIterableIterator<DexRequest> {
-  await ready();
+  const [{ dexRequests }] = await Promise.all([dexRequestsCode.load(), ready()]);
   yield* dexRequests(contextOf(store), options);
+}
+
+/**
+ * The instance of an index with `partitionCount` partitions (the map's 1000 by default) that
+ * holds `value` in the engine's layout, and the canonical text it is listed under: a server
+ * finds "the customers of Acme" by loading that one instance. An array is a compound value.
+ */
+export async function indexPartition(value: IndexValue, partitionCount?: number): Promise<IndexPartition> {
+  return (await indexPartitionCode.load()).indexPartition(value, partitionCount);
 }

@@ -7,34 +7,13 @@ import * as args from "../common/args.js";
 import type { Context } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
 import { exactJson, NotExactJson, partitionJson } from "../export-import/exact-json.js";
-import { type ExportItem, exportItems, wantedMaps } from "../export-import/export-data.js";
+import { type ExportItem, exportItems } from "../export-import/export-data.js";
+import { wantedMaps } from "../export-import/maps-option.js";
 import { checkpoint as feedCheckpoint } from "../feed/change-feed.js";
-import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
-import { SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.js";
 import * as wasm from "../wasm/core-module.js";
 import { type ChangedItem, changedItems, changedSince } from "./increment.js";
 import { indexInstances } from "./index-instances.js";
-
-/** The reference SDKs whose samples have a preset. */
-export type DexSdk = "python" | "typescript" | "go" | "java" | "rust";
-
-/** Where one stored map goes in a flow. */
-export interface DexMapNames {
-  /** The flow's AttributeMap: an instance's key is `<attributeMap>/<escaped instance>`. */
-  attributeMap: string;
-  /** Wrap each instance's value in an object under this field (the samples' `profilesByCanonicalEmail`, `subscribers`). */
-  valueField?: string | undefined;
-  /** Renames the fields of each record (a profile, a subscriber); fields not listed keep their names. */
-  recordFields?: Readonly<Record<string, string>> | undefined;
-  /** For a log: the flow's Attribute that holds its state, and the state's field names. */
-  stateAttribute?: string | undefined;
-  stateFields?: { nextSequence: string; latestArchivedChunkToken: string } | undefined;
-  /**
-   * With `indexes`: the AttributeMap of each index (by index name) of a partitioned map;
-   * default `<attributeMap>_index_<index name>`.
-   */
-  indexes?: Readonly<Record<string, string>> | undefined;
-}
+import { DEX_SAMPLE_NAMES, type DexMapNames, type DexSdk } from "./sample-names.js";
 
 /** Which flow `exportDexRequests(store, options)` targets, and under which names. */
 export interface DexExportOptions {
@@ -80,37 +59,6 @@ export interface DexRequest {
 /** The engine's default gRPC message limit; requests stay a megabyte under it. */
 const REQUEST_LIMIT = 16 * 1024 * 1024;
 const ATTRIBUTES_LIMIT = REQUEST_LIMIT - 1024 * 1024;
-
-function sample(casing: "snake" | "camel"): Record<string, DexMapNames> {
-  const snake = casing === "snake";
-  return {
-    [CUSTOMER_PROFILES_MAP]: {
-      attributeMap: "customer_profiles_by_email_partition",
-      valueField: snake ? "profiles_by_canonical_email" : "profilesByCanonicalEmail",
-      recordFields: snake
-        ? { emailAddress: "email_address", fullName: "full_name", companyName: "company_name", customerTier: "customer_tier" }
-        : {},
-    },
-    [SUBSCRIBER_CHUNKS_MAP]: {
-      attributeMap: "subscriber_chunks",
-      valueField: "subscribers",
-      recordFields: snake ? { subscriberId: "subscriber_id", deliveryAddress: "delivery_address" } : {},
-      stateAttribute: "subscriber_archive_state",
-      stateFields: snake
-        ? { nextSequence: "next_sequence", latestArchivedChunkToken: "latest_archived_chunk_token" }
-        : { nextSequence: "nextSequence", latestArchivedChunkToken: "latestArchivedChunkToken" },
-    },
-  };
-}
-
-/** The names each reference SDK's samples use: Python's dataclasses are snake_case, the others camelCase. */
-export const DEX_SAMPLE_NAMES: Readonly<Record<DexSdk, Readonly<Record<string, DexMapNames>>>> = {
-  python: sample("snake"),
-  typescript: sample("camel"),
-  go: sample("camel"),
-  java: sample("camel"),
-  rust: sample("camel"),
-};
 
 /** An instance name as the TypeScript SDK escapes it in a key (the others agree on partition names and tokens). */
 function escapeInstance(instance: string): string {

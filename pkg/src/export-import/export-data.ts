@@ -43,13 +43,6 @@ function layoutOf(meta: ReturnType<typeof readMeta>): Layout {
       };
 }
 
-/** @internal The maps an export asks for (`options.maps`, checked), or undefined for every map. */
-export function wantedMaps(options: unknown): string[] | undefined {
-  const wanted = args.field("options", args.options("options", options), "maps");
-  if (wanted === undefined) return undefined;
-  return args.list<unknown>("options.maps", wanted, 100_000).map((m, i) => args.string(`options.maps[${i}]`, m));
-}
-
 /** The maps an export reads: every map, or those asked for (each must exist), in name order. */
 async function mapsToExport(ctx: Context, wanted: string[] | undefined): Promise<string[]> {
   const all = await mapNames(ctx.instances);
@@ -146,30 +139,11 @@ function exportLine(item: ExportItem): string {
   }
 }
 
-/** The export's lines, the header first, each with its newline; nothing is read before the first. */
-async function* exportLines(ctx: Context, wanted: string[] | undefined): AsyncGenerator<string> {
+/** @internal The export's lines, the header first, each with its newline; nothing is read before the first. */
+export async function* exportLines(ctx: Context, wanted: string[] | undefined): AsyncGenerator<string> {
   await wasm.ready();
   yield `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION })}\n`;
   for await (const item of exportItems(ctx, wanted)) yield `${exportLine(item)}\n`;
-}
-
-/**
- * @internal The export of `ctx`'s database as a lazy stream of UTF-8 lines; its options are
- * checked at the call. An error while reading errors the stream, for its reader to see.
- */
-export function exportStream(ctx: Context, options: unknown): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  const lines = exportLines(ctx, wantedMaps(options));
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await lines.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
-    },
-    async cancel() {
-      await lines.return(undefined);
-    },
-  });
 }
 
 /** How far `exportBlob` or `exportText` has got: lines and UTF-16 code units read so far. */
@@ -185,8 +159,7 @@ export interface ExportWholeOptions extends ExportOptions {
 }
 
 /** @internal The export's lines, all read (its errors reject, unchanged), with progress. */
-export async function exportParts(ctx: Context, options: unknown): Promise<string[]> {
-  const wanted = wantedMaps(options);
+export async function exportParts(ctx: Context, wanted: string[] | undefined, options: unknown): Promise<string[]> {
   const progress = args.field("options", args.options("options", options), "onProgress");
   const onProgress = progress === undefined ? undefined : args.func<(p: ExportProgress) => void>("options.onProgress", progress);
   const parts: string[] = [];

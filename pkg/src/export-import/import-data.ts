@@ -12,15 +12,10 @@ import { AttrmapError } from "../common/errors.js";
 import { withLocks } from "../concurrency/locks.js";
 import type { Owner } from "../idb/keys.js";
 import { type IndexDefinition, publicDefinition, type StoredIndex, storedIndexes } from "../indexes/definition.js";
-import { type ConflictError, changeEntries, describeValue } from "../indexes/entries.js";
+import { addEntryWrites, type ConflictError, describeValue } from "../indexes/entries.js";
+import { type LogRecord, valueRecords } from "../logs/records.js";
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
-import {
-  type LogRecord,
-  profileProblem,
-  type Subscriber,
-  subscriberRecords,
-  valueRecords,
-} from "../reference-samples/records.js";
+import { profileProblem, type Subscriber, subscriberRecords } from "../reference-samples/records.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.js";
 import { keyBytes, segmentNumbers } from "../wasm/encodings.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
@@ -281,7 +276,7 @@ async function run(
           entries: (instance, value, out) => {
             for (const [key, v] of value as Map<string, unknown>) {
               where.set(key, instance);
-              changeEntries(p.map, indexes, key, undefined, v, out, conflict);
+              addEntryWrites(p.map, indexes, key, undefined, v, out, conflict);
             }
           },
         };
@@ -295,7 +290,7 @@ async function run(
         entries: (instance, value, out) => {
           for (const record of value as LogRecord[]) {
             where.set(record.sequence, instance);
-            changeEntries(p.map, indexes, record.sequence, undefined, indexed(record), out, conflict, record);
+            addEntryWrites(p.map, indexes, record.sequence, undefined, indexed(record), out, conflict, record);
           }
         },
       };

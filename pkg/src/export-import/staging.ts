@@ -1,7 +1,7 @@
 // What only export and import do to the database: list its maps; stage checked instances under
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions over the instances of maps, here so that a page that never imports does not load them.
-import { deletingAll, type EntryWrites, noEntryWrites, storeEntries } from "../idb/entry-store.js";
+import { deletingAll, type EntryWrites, noEntryWrites, storeEntries } from "../idb/index-entries.js";
 import { attempt, request } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
 import type { Instances } from "../instances/instances.js";
@@ -40,7 +40,7 @@ export function stage(
       const last = attempt(doing, () => writes.map(([map, instance, value]) => instances.put(value, [map, instance])).at(-1));
       if (last) await request(last, doing);
     },
-    false,
+    { seen: false },
   );
 }
 
@@ -52,7 +52,7 @@ export function dropPrefix(instances: Instances, prefix: string, doing: string):
     async (tx) => {
       await request(tx.objectStore(INSTANCES).delete(instances.instancesUnder(prefix)), doing);
     },
-    false,
+    { seen: false },
   );
 }
 

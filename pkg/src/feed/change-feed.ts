@@ -93,8 +93,3 @@ export function acknowledge(ctx: Context, seq: unknown): Promise<number> {
     return drop - oldest + 1;
   });
 }
-
-/** @internal `openAttrmap`'s `maxChanges`, checked: the records the feed keeps at most. */
-export function feedLimit(value: unknown): number | undefined {
-  return value === undefined ? undefined : args.count("options.maxChanges", value, 1);
-}

@@ -5,6 +5,7 @@
 // at a time), and a write reads nothing first to learn its own. Records leave only from the oldest
 // end (acknowledged, or past the bound), and the newest is always kept, so the checkpoint is never lost.
 
+import * as args from "../common/args.js";
 import { attempt, request } from "../idb/requests.js";
 import { CHANGES } from "../idb/schema.js";
 import type { ChangeRecord } from "./change-record.js";
@@ -42,4 +43,9 @@ export function appendChanges(
  */
 export function dropBeyond(tx: IDBTransaction, last: number, limit: number, keyRange: typeof IDBKeyRange): void {
   if (last > limit) tx.objectStore(CHANGES).delete(keyRange.bound(0, last - limit));
+}
+
+/** @internal `openAttrmap`'s `maxChanges`, checked: the records the feed keeps at most. */
+export function feedLimit(value: unknown): number | undefined {
+  return value === undefined ? undefined : args.count("options.maxChanges", value, 1);
 }

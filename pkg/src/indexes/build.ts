@@ -9,11 +9,10 @@
 // Any error or an abort drops the definition and its entries: all or nothing.
 
 import * as args from "../common/args.js";
-import { type Context, lockKey } from "../common/context.js";
+import { lockKey } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
 import { type WriteOptions, withLocks, writeOptions } from "../concurrency/locks.js";
-import { deletingAll, noEntryWrites } from "../idb/entry-store.js";
-import type { Owner } from "../idb/keys.js";
+import { deletingAll, noEntryWrites } from "../idb/index-entries.js";
 import type { Writes } from "../instances/instances.js";
 import {
   type CreateIndexOptions,
@@ -24,7 +23,8 @@ import {
   sameDefinition,
   storedIndexes,
 } from "./definition.js";
-import { type ConflictError, changeEntries } from "./entries.js";
+import { addEntryWrites } from "./entries.js";
+import type { IndexHost } from "./index-host.js";
 
 /** Where a build starts: the layout version it runs under, and the last instance walked before. */
 interface Started {
@@ -35,26 +35,13 @@ interface Started {
 /** Instances a build reads per transaction. */
 const BUILD_STEP = 16;
 
-/** What a build needs of the map or log it indexes. */
-export interface Indexed {
-  ctx: Context;
-  name: string;
-  /**
-   * The owners an instance holds (a partition's keys, a chunk's sequences), each with the value
-   * its index paths read and what its entries hold (a map's value twice; a log's record's value,
-   * and the record).
-   */
-  ownersOf(instance: string, value: unknown): Iterable<readonly [Owner, unknown, unknown]>;
-  conflict: ConflictError;
-}
-
 type Meta = Record<string, unknown> & { layoutVersion: number };
 
-function metaOf(target: Indexed, raw: unknown): { meta: Meta; indexes: StoredIndex[] } {
+function metaOf(target: IndexHost, raw: unknown): { meta: Meta; indexes: StoredIndex[] } {
   if (typeof raw !== "object" || raw === null)
-    throw new AttrmapError("layout_changed", `map "${target.name}" was removed while its index was being changed`);
+    throw new AttrmapError("layout_changed", `${target.noun} "${target.name}" was removed while its index was being changed`);
   const meta = raw as Meta;
-  return { meta, indexes: storedIndexes(`map "${target.name}"`, meta.indexes) };
+  return { meta, indexes: storedIndexes(`${target.noun} "${target.name}"`, meta.indexes) };
 }
 
 /** The layout record `meta` with `indexes` (none: the field left out, as before any index). */
@@ -67,29 +54,29 @@ function withIndexes(meta: Meta, indexes: StoredIndex[], version: number): objec
  * Builds index `def` of `target` (see above); nothing when one of that definition exists, and
  * `already_exists` when one of that name has another.
  */
-export async function buildIndex(target: Indexed, def: IndexDefinition, options: CreateIndexOptions): Promise<void> {
+export async function buildIndex(target: IndexHost, def: IndexDefinition, options: CreateIndexOptions): Promise<void> {
   const opts = writeOptions(options);
   const progress = args.field("options", args.options("options", options), "onProgress");
   const onProgress =
     progress === undefined ? undefined : args.func<(p: IndexBuildProgress) => void>("options.onProgress", progress);
   const { ctx, name: map } = target;
-  const doing = `building index "${def.name}" of map "${map}"`;
+  const doing = `building index "${def.name}" of ${target.noun} "${map}"`;
   const stop = () => {
     if (opts.signal?.aborted)
       throw new AttrmapError("aborted", `${doing} was aborted; the index was not added`, { cause: opts.signal.reason });
   };
   await withLocks(ctx.locks, [{ key: lockKey(ctx, map), mode: "exclusive" }], opts, async () => {
-    const started = await ctx.instances.write(map, [], doing, ({ meta: raw }): Writes<Started | undefined> => {
+    const started = await ctx.instances.write({ map, instances: [] }, doing, ({ meta: raw }): Writes<Started | undefined> => {
       const { meta, indexes } = metaOf(target, raw);
       const found = indexes.find((i) => i.name === def.name);
       if (found && !sameDefinition(found, def))
         throw new AttrmapError(
           "already_exists",
-          `map "${map}" has an index "${def.name}" with another definition; drop it first`,
+          `${target.noun} "${map}" has an index "${def.name}" with another definition; drop it first`,
         );
       if (!found) {
         if (indexes.length >= MAX_INDEXES)
-          throw args.invalid(`map "${map}" has ${MAX_INDEXES} indexes, the most a map may have; drop one first`);
+          throw args.invalid(`${target.noun} "${map}" has ${MAX_INDEXES} indexes, the most one may have; drop one first`);
         const next = meta.layoutVersion + 1;
         const entries = deletingAll([map, def.name]);
         const building = { ...def, building: { after: null } };
@@ -105,33 +92,31 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
       let done = started.after === null ? 0 : await ctx.instances.countRange(map, ["", `${started.after}\u0000`], doing);
       for (let after = started.after ?? undefined; ; ) {
         stop();
-        const step = await ctx.instances.write(
-          map,
-          [],
-          doing,
-          ({ meta: raw, names, all }) => {
-            const { meta, indexes } = metaOf(target, raw);
-            if (meta.layoutVersion !== version)
-              throw new AttrmapError("layout_changed", `map "${map}" changed its layout while index "${def.name}" was built`);
-            const entries = noEntryWrites();
-            names!.forEach((instance, i) => {
-              for (const [owner, value, held] of target.ownersOf(instance, all![i]))
-                changeEntries(map, [def], owner, undefined, value, entries, target.conflict, held);
-            });
-            const last = names!.at(-1);
-            if (last === undefined) return { result: names! };
-            const walked = indexes.map((i) => (i.name === def.name ? { ...i, building: { after: last } } : i));
-            return { meta: withIndexes(meta, walked, version), entries, result: names! };
-          },
-          { after, limit: BUILD_STEP },
-        );
+        const walk = { map, instances: [], all: { after, limit: BUILD_STEP } };
+        const step = await ctx.instances.write(walk, doing, ({ meta: raw, names, all }) => {
+          const { meta, indexes } = metaOf(target, raw);
+          if (meta.layoutVersion !== version)
+            throw new AttrmapError(
+              "layout_changed",
+              `${target.noun} "${map}" changed its layout while index "${def.name}" was built`,
+            );
+          const entries = noEntryWrites();
+          names!.forEach((instance, i) => {
+            for (const [owner, value, held] of target.ownersOf(instance, all![i]))
+              addEntryWrites(map, [def], owner, undefined, value, entries, target.conflict, held);
+          });
+          const last = names!.at(-1);
+          if (last === undefined) return { result: names! };
+          const walked = indexes.map((i) => (i.name === def.name ? { ...i, building: { after: last } } : i));
+          return { meta: withIndexes(meta, walked, version), entries, result: names! };
+        });
         done += step.length;
         onProgress?.({ done, total: Math.max(total, done) });
         if (step.length < BUILD_STEP) break;
         after = step.at(-1);
       }
       stop();
-      await ctx.instances.write(map, [], doing, ({ meta: raw }) => {
+      await ctx.instances.write({ map, instances: [] }, doing, ({ meta: raw }) => {
         const { meta, indexes } = metaOf(target, raw);
         const built = indexes.map((i) => (i.name === def.name ? { ...def } : i));
         return { meta: withIndexes(meta, built, meta.layoutVersion), result: undefined };
@@ -146,9 +131,9 @@ export async function buildIndex(target: Indexed, def: IndexDefinition, options:
 }
 
 /** Removes index `index` and its entries in one transaction; whether it was there. */
-function removeIndex(target: Indexed, index: string, doing: string): Promise<boolean> {
+function removeIndex(target: IndexHost, index: string, doing: string): Promise<boolean> {
   const map = target.name;
-  return target.ctx.instances.write(map, [], doing, ({ meta: raw }) => {
+  return target.ctx.instances.write({ map, instances: [] }, doing, ({ meta: raw }) => {
     const { meta, indexes } = metaOf(target, raw);
     if (!indexes.some((i) => i.name === index)) return { result: false };
     const entries = deletingAll([map, index]);
@@ -158,9 +143,9 @@ function removeIndex(target: Indexed, index: string, doing: string): Promise<boo
 }
 
 /** Drops index `index` under the map's lock (after any build); whether it was there. */
-export function dropIndex(target: Indexed, index: string, options: WriteOptions): Promise<boolean> {
+export function dropIndex(target: IndexHost, index: string, options: WriteOptions): Promise<boolean> {
   const { ctx, name: map } = target;
   return withLocks(ctx.locks, [{ key: lockKey(ctx, map), mode: "exclusive" }], writeOptions(options), () =>
-    removeIndex(target, index, `dropping index "${index}" of map "${map}"`),
+    removeIndex(target, index, `dropping index "${index}" of ${target.noun} "${map}"`),
   );
 }

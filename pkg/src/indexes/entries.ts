@@ -13,7 +13,8 @@ import {
   INDEX_VALUE_KIND_NULL,
   INDEX_VALUE_KIND_TRUE,
 } from "../common/constants.js";
-import type { EntryWrites } from "../idb/entry-store.js";
+import { AttrmapError } from "../common/errors.js";
+import type { EntryWrites } from "../idb/index-entries.js";
 import { type Owner, prefixRange } from "../idb/keys.js";
 import type { IndexDefinition } from "./definition.js";
 import { type IndexPair, indexPair } from "./values.js";
@@ -96,6 +97,17 @@ export function describeValue(flat: ReadonlyArray<string | number>, compound: bo
   return compound ? `[${shown.join(", ")}]` : shown[0]!;
 }
 
+/** The error of a write that would give a unique index of the `noun` `name` a value another owner holds. */
+export function conflictError(noun: "map" | "log", name: string): ConflictError {
+  const shown = (o: Owner) => (noun === "log" ? `record ${o}` : JSON.stringify(o));
+  return (def, flat, owner, other) =>
+    new AttrmapError(
+      "constraint_violation",
+      `index "${def.name}" of ${noun} "${name}": value ${describeValue(flat, Array.isArray(def.keyPath))} ` +
+        `is held by ${shown(other)}, so ${shown(owner)} cannot hold it`,
+    );
+}
+
 /**
  * Adds to `out` what a change of `owner`'s value from `before` to `after` (undefined: absent)
  * does to the entries of `defs` in `map`: the values it no longer has are deleted, and every
@@ -103,7 +115,7 @@ export function describeValue(flat: ReadonlyArray<string | number>, compound: bo
  * record whose value `after` is). A value new to a unique index is checked; `conflict` makes
  * its error.
  */
-export function changeEntries(
+export function addEntryWrites(
   map: string,
   defs: readonly IndexDefinition[],
   owner: Owner,

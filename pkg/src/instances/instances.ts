@@ -9,10 +9,10 @@
 import { AttrmapError, storageError } from "../common/errors.js";
 import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "../feed/feed-records.js";
 import type { Connection } from "../idb/connection.js";
-import { changesEntries, type EntryWrites, storeEntries } from "../idb/entry-store.js";
-import { type EntryKey, type KeyBounds, prefixRange } from "../idb/keys.js";
+import { type EntryWrites, storeEntries, touchesIndexEntries } from "../idb/index-entries.js";
+import { type KeyBounds, prefixRange } from "../idb/keys.js";
 import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
-import { ENTRIES, INSTANCES, MAPS } from "../idb/schema.js";
+import { INSTANCES, MAPS } from "../idb/schema.js";
 import { readOnly, runTransaction } from "../idb/transaction.js";
 import type { Announcer, EntryChanges } from "../live/changes.js";
 import { readBack, settleInDoubt, written } from "./read-back.js";
@@ -61,26 +61,13 @@ export type ReadAll =
   | { between: readonly [from: string, to: string] }
   | undefined;
 
-/** One whole-map rewrite in progress (see Instances.rewrite). */
-export interface Rewrite {
-  meta: unknown;
-  /** Every instance of the map, in name order, and their values. */
-  names: string[];
-  values: unknown[];
-  /** Deletes every instance of the map. */
-  clear(): void;
-  /** Puts one instance; resolves when IndexedDB has done it (the transaction is still open). */
-  put(instance: string, value: unknown): Promise<void>;
-  putMeta(meta: object): void;
-}
-
 /**
  * What one read of a map covers: instances by name (none: the map's metadata alone), every
  * instance (`"all"`: a walk or a count), or the layout alone (opening the map).
  */
 export type ReadScope = readonly string[] | "all" | "layout" | { entries: readonly KeyBounds[] };
 
-/** Told of every read of the store before it is made: live queries learn from it what a query read. */
+/** Told of every read before it is made: live queries learn from it what a query read. */
 export type ReadObserver = (map: string, scope: ReadScope) => void;
 
 /** One database's instances and metadata: reads and read-modify-writes, each in one transaction. */
@@ -131,9 +118,9 @@ export class Instances {
     mode: IDBTransactionMode,
     doing: string,
     body: (tx: IDBTransaction) => Promise<T>,
-    // Whether a write whose commit is in doubt is `outcome_unknown`: not for the import's staging
-    // area, which no reader sees and the next import clears.
-    seen = mode === "readwrite",
+    // `seen`: whether a write whose commit is in doubt is `outcome_unknown`; not for the import's
+    // staging area, which no reader sees and the next import clears.
+    { seen = mode === "readwrite" }: { seen?: boolean } = {},
   ): Promise<T> {
     return runTransaction(this.connection, mode, doing, body, seen);
   }
@@ -144,7 +131,13 @@ export class Instances {
    * with `walk`, for a cursor that continues). Every read method of one map goes through here,
    * so a new one is observed too (readMaps, which reads several at once, tells it of each).
    */
-  reading<T>(map: string, scope: ReadScope, doing: string, issue: (tx: IDBTransaction) => Promise<T>, walk = false): Promise<T> {
+  reading<T>(
+    map: string,
+    scope: ReadScope,
+    doing: string,
+    issue: (tx: IDBTransaction) => Promise<T>,
+    { walk = false }: { walk?: boolean } = {},
+  ): Promise<T> {
     this.observer?.(map, scope);
     return walk ? this.transaction("readonly", doing, issue) : readOnly(this.connection, doing, issue);
   }
@@ -206,22 +199,16 @@ export class Instances {
     const meta = await this.reading(map, "layout", reading, (tx) => request(tx.objectStore(MAPS).get(map), reading));
     const found = open(this.own(meta));
     if (found.meta === undefined) return found.result;
-    return this.write(map, [], doing, ({ meta }) => open(meta));
+    return this.write({ map, instances: [] }, doing, ({ meta }) => open(meta));
   }
 
   /**
-   * One read-modify-write: reads the map's metadata and `instances`, lets `compute` decide
+   * One read-modify-write: reads what `read` names of one map, lets `compute` decide
    * the writes, and stores them in the same readwrite transaction. `compute` may throw to
    * write nothing; its error is passed on.
    */
-  write<T>(
-    map: string,
-    instances: readonly string[],
-    doing: string,
-    compute: (snapshot: Snapshot) => Writes<T>,
-    all?: ReadAll,
-  ): Promise<T> {
-    return this.writeMaps([{ map, instances, all }], doing, ([snapshot]) => {
+  write<T>(read: MapRead, doing: string, compute: (snapshot: Snapshot) => Writes<T>): Promise<T> {
+    return this.writeMaps([read], doing, ([snapshot]) => {
       const writes = compute(snapshot!);
       return { writes: [writes], result: writes.result };
     });
@@ -343,118 +330,6 @@ export class Instances {
     if (last !== undefined) dropBeyond(tx, last as number, this.feedLimit, this.connection.keyRange);
   }
 
-  /**
-   * A transaction that rewrites a whole map, in steps: `body` reads the metadata and every
-   * instance, then replaces them, awaiting only the requests it is given (so the transaction
-   * stays active: a step may report progress between requests). All of it commits or none.
-   */
-  async rewrite<T>(map: string, doing: string, body: (tx: Rewrite) => Promise<T>): Promise<T> {
-    const changed = new Set<string>();
-    let before: unknown;
-    let after: object | undefined;
-    let result: T | undefined;
-    const issued: IDBRequest[] = [];
-    await this.transaction("readwrite", doing, async (tx) => {
-      const store = tx.objectStore(INSTANCES);
-      const maps = tx.objectStore(MAPS);
-      const [meta, keys, values] = await Promise.all([
-        request(maps.get(map), doing),
-        request(store.getAllKeys(this.instancesOf(map)), doing),
-        request(store.getAll(this.instancesOf(map)), doing),
-      ]);
-      const names = keys.map(instanceOf);
-      for (const name of names) changed.add(name);
-      before = this.own(meta);
-      result = await body({
-        meta: before,
-        names,
-        values: values.map(this.own),
-        clear: () => attempt(doing, () => void issued.push(store.delete(this.instancesOf(map)))),
-        put: async (instance, value) => {
-          changed.add(instance);
-          await request(
-            attempt(doing, () => store.put(value, [map, instance])),
-            doing,
-          );
-        },
-        putMeta: (value) => {
-          after = value;
-          attempt(doing, () => void issued.push(maps.put(value, map)));
-        },
-      });
-      await this.settled(tx, issued, [[map, [...changed]]], doing);
-    }).catch(async (e: unknown) => {
-      // A rewrite stores a new layout version: the metadata alone says whether it landed.
-      if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || after === undefined) throw e;
-      settleInDoubt([await readBack(this, map, doing, [], { meta: before, values: [] }, { meta: after })], doing, e);
-    });
-    this.announceChanged([{ map, instances: [...changed] }]);
-    return result as T;
-  }
-
-  /**
-   * Reads, in one readonly transaction, the map's metadata and the index entries of `map` in
-   * `ranges` (in order, or from the last with `reverse`), up to `limit`: their keys (with
-   * `keys`) and the values they hold (with `values`).
-   */
-  search(
-    map: string,
-    ranges: readonly KeyBounds[],
-    { reverse, limit, keys: withKeys, values: withValues }: { reverse: boolean; limit: number; keys: boolean; values: boolean },
-    doing: string,
-  ): Promise<{ meta: unknown; keys: EntryKey[]; values: unknown[] }> {
-    const bound = (r: KeyBounds) => this.connection.keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen);
-    const count = Number.isFinite(limit) ? limit : undefined;
-    return this.reading(
-      map,
-      { entries: ranges },
-      doing,
-      async (tx) => {
-        const entries = tx.objectStore(ENTRIES);
-        const meta = request(tx.objectStore(MAPS).get(map), doing);
-        const keys: EntryKey[] = [];
-        const values: unknown[] = [];
-        if (reverse) {
-          // A cursor from the end of each range, the last range first, until `limit`.
-          for (const r of [...ranges].reverse())
-            if (keys.length < limit) await lastEntries(entries, bound(r), limit - keys.length, !withValues, doing, keys, values);
-        } else {
-          // Every range asked at once (one round trip), each for up to `limit`, then cut to `limit`.
-          const read = await Promise.all(
-            ranges.map((r) =>
-              Promise.all([
-                withKeys ? request(entries.getAllKeys(bound(r), count), doing) : [],
-                withValues ? request(entries.getAll(bound(r), count), doing) : [],
-              ]),
-            ),
-          );
-          for (const [k, v] of read) {
-            keys.push(...(k as EntryKey[]));
-            values.push(...v);
-          }
-          keys.length = Math.min(keys.length, limit);
-          values.length = Math.min(values.length, limit);
-        }
-        return { meta: this.own(await meta), keys, values: values.map(this.own) };
-      },
-      reverse,
-    );
-  }
-
-  /** How many index entries of `map` lie in `ranges`, with the map's metadata, in one readonly transaction. */
-  countEntries(map: string, ranges: readonly KeyBounds[], doing: string): Promise<{ meta: unknown; count: number }> {
-    return this.reading(map, { entries: ranges }, doing, async (tx) => {
-      const entries = tx.objectStore(ENTRIES);
-      const [meta, ...counts] = await Promise.all([
-        request(tx.objectStore(MAPS).get(map), doing),
-        ...ranges.map((r) =>
-          request(entries.count(this.connection.keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen)), doing),
-        ),
-      ]);
-      return { meta: this.own(meta), count: counts.reduce((a: number, b) => a + (b as number), 0) };
-    });
-  }
-
   /** The map's metadata and its first instance named after `after` (undefined: the first), in one readonly transaction. */
   readNext(
     map: string,
@@ -501,7 +376,7 @@ export class Instances {
         });
         return meta;
       },
-      true,
+      { walk: true },
     );
   }
 
@@ -511,7 +386,7 @@ export class Instances {
    */
   announceChanged(changes: ReadonlyArray<{ map: string; instances: string[]; entries?: EntryWrites | undefined }>): void {
     const told = changes.flatMap(({ map, instances, entries }) => {
-      const changed = changesEntries(entries) ? entryChanges(entries) : undefined;
+      const changed = touchesIndexEntries(entries) ? announcedEntries(entries) : undefined;
       return instances.length > 0 || changed ? [changed ? { map, instances, entries: changed } : { map, instances }] : [];
     });
     if (told.length > 0) this.announcer.announce(told);
@@ -524,36 +399,11 @@ export class Instances {
   }
 }
 
-/** Adds to `keys` (and `values`, unless `keysOnly`) up to `limit` entries of `range`, from the last. */
-function lastEntries(
-  store: IDBObjectStore,
-  range: IDBKeyRange,
-  limit: number,
-  keysOnly: boolean,
-  doing: string,
-  keys: EntryKey[],
-  values: unknown[],
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let n = 0;
-    const req = keysOnly ? store.openKeyCursor(range, "prev") : store.openCursor(range, "prev");
-    req.onerror = () => reject(storageError(req.error, doing));
-    req.onsuccess = () => {
-      const cursor = req.result;
-      if (!cursor) return resolve();
-      keys.push(cursor.primaryKey as EntryKey);
-      if (!keysOnly) values.push((cursor as IDBCursorWithValue).value);
-      if (++n >= limit) resolve();
-      else cursor.continue();
-    };
-  });
-}
-
 /** The most entry keys a change announces one by one; past it, the ranges of their indexes. */
 const ANNOUNCED_ENTRIES = 1000;
 
 /** What a write did to entries, as its announcement tells it. */
-function entryChanges(writes: EntryWrites): EntryChanges {
+function announcedEntries(writes: EntryWrites): EntryChanges {
   const keys = [...writes.put.map(([key]) => key), ...writes.delete];
   if (keys.length <= ANNOUNCED_ENTRIES) return { keys, ranges: writes.deleteRanges };
   const indexes = new Map(keys.map((k) => [JSON.stringify(k.slice(0, 2)), k.slice(0, 2)]));

@@ -1,10 +1,11 @@
-// The records of the two samples (customer profiles, subscribers) and of a generic log: their
-// types, how a caller's value is read into one, and what a stored one must look like. Text
-// fields are kept exactly as given (they never pass through wasm); the core decides only what
-// needs its rules (the email, the required fields).
+// The records of the two samples (customer profiles, subscribers): their types, how a caller's
+// value is read into one, and what a stored one must look like. Text fields are kept exactly
+// as given (they never pass through wasm); the core decides only what needs its rules (the
+// email, the required fields).
 
 import * as args from "../common/args.js";
-import type { EntryKind } from "../maps/partitioned-map.js";
+import type { RecordKind } from "../logs/records.js";
+import type { EntryKind } from "../maps/map-types.js";
 import { canonicalEmail, checkSubscriberFields } from "../wasm/core-module.js";
 
 /** A customer profile as stored: `emailAddress` is canonical. */
@@ -32,12 +33,6 @@ export interface NewSubscriber {
 /** A registered subscriber: the registration and the sequence the log gave it. */
 export interface Subscriber extends NewSubscriber {
   sequence: number;
-}
-
-/** A record of a generic chunked log. */
-export interface LogRecord<V = unknown> {
-  sequence: number;
-  value: V;
 }
 
 const PROFILE_TEXT = ["fullName", "companyName", "customerTier"] as const;
@@ -100,18 +95,6 @@ export function subscriberInput(value: unknown, name = "subscriber"): NewSubscri
   return subscriber;
 }
 
-/** How a chunked log reads its callers' items into records, and checks its stored records. */
-export interface RecordKind<I, R extends { sequence: number }> {
-  /** Names the records in messages (`subscriber page "..." not found`). */
-  recordName: string;
-  input(value: unknown, name: string): I;
-  make(sequence: number, item: I): R;
-  /** Why a stored record (whose sequence is checked by the core) is not one, or undefined. */
-  problem(record: object): string | undefined;
-  /** What an index's key paths read in a record (docs/indexes.md): the value it holds, as appended. */
-  indexed(record: R): unknown;
-}
-
 /** The subscriber archive's records: `{ sequence, subscriberId, deliveryAddress }`. */
 export const subscriberRecords: RecordKind<NewSubscriber, Subscriber> = {
   recordName: "subscriber",
@@ -127,14 +110,3 @@ export const subscriberRecords: RecordKind<NewSubscriber, Subscriber> = {
   },
   indexed: (record) => record,
 };
-
-/** Records `{sequence, value}` of a log named `recordName`: any value IndexedDB can store. */
-export function valueRecords<V>(recordName: string): RecordKind<V, LogRecord<V>> {
-  return {
-    recordName,
-    input: (value) => value as V,
-    make: (sequence, value) => ({ sequence, value }),
-    problem: (record) => (Object.hasOwn(record, "value") ? undefined : "the record has no value"),
-    indexed: (record) => record.value,
-  };
-}

@@ -4,13 +4,8 @@ import * as args from "../common/args.js";
 import type { Context } from "../common/context.js";
 import type { WriteOptions } from "../concurrency/locks.js";
 import type { Query } from "../indexes/query.js";
-import {
-  ChunkedLog,
-  type ChunkedLogOptions,
-  type LogWindow,
-  type LogWindowOptions,
-  type RecordsOptions,
-} from "../logs/chunked-log.js";
+import { ChunkedLog } from "../logs/chunked-log.js";
+import type { ChunkedLogOptions, LogWindow, LogWindowOptions, RecordsOptions } from "../logs/log-types.js";
 import * as wasm from "../wasm/core-module.js";
 import { type NewSubscriber, type Subscriber, subscriberRecords } from "./records.js";
 

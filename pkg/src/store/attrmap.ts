@@ -4,22 +4,35 @@ import * as args from "../common/args.js";
 import type { Context } from "../common/context.js";
 import type { AttrmapError } from "../common/errors.js";
 import type { StoreEvent } from "../common/events.js";
+import { lazyModule } from "../common/lazy-module.js";
 import { defaultLocks, type LockManagerLike } from "../concurrency/locks.js";
-import { acknowledge, type ChangesOptions, type ChangesPage, changes, checkpoint, feedLimit } from "../feed/change-feed.js";
+import type { ChangesOptions, ChangesPage } from "../feed/change-feed.js";
+import { feedLimit } from "../feed/feed-records.js";
 import { Connection } from "../idb/connection.js";
 import type { Identity } from "../idb/identity.js";
 import type { Uninferred } from "../indexes/definition.js";
 import { Instances } from "../instances/instances.js";
 import { Announcer, type Change, watchChanges } from "../live/changes.js";
 import { type LiveQuery, liveQuery } from "../live/live-query.js";
-import { ChunkedLog, type ChunkedLogOptions } from "../logs/chunked-log.js";
-import { PartitionedMap, type PartitionedMapOptions } from "../maps/partitioned-map.js";
+import { ChunkedLog } from "../logs/chunked-log.js";
+import type { ChunkedLogOptions } from "../logs/log-types.js";
+import { type LogRecord, valueRecords } from "../logs/records.js";
+import type { PartitionedMapOptions } from "../maps/map-types.js";
+import { PartitionedMap } from "../maps/partitioned-map.js";
 import { CustomerDirectory, type CustomerDirectoryOptions } from "../reference-samples/customer-directory.js";
-import { type LogRecord, valueRecords } from "../reference-samples/records.js";
 import { SubscriberArchive, type SubscriberArchiveOptions } from "../reference-samples/subscriber-archive.js";
-import { type ScopeItem, type Transaction, type TransactionOptions, transaction } from "../transactions/transaction.js";
+import type { ScopeItem, Transaction, TransactionOptions } from "../transactions/transaction-types.js";
 import { mapName, ready } from "../wasm/core-module.js";
 import { persist, type StorageStatus, storageStatus } from "./persistence.js";
+
+/** @internal The change feed's reader. */
+export const feedReaderCode = /* @__PURE__ */ lazyModule(
+  () => import("../feed/change-feed.js"),
+  "changes(), changesCheckpoint() and acknowledgeChanges()",
+);
+
+/** @internal Transactions. */
+export const transactionCode = /* @__PURE__ */ lazyModule(() => import("../transactions/transaction.js"), "store.transaction()");
 
 /** What attrmap calls of an IndexedDB factory: `indexedDB` in pages and workers, fake-indexeddb's `IDBFactory` in Node. */
 export interface IDBFactoryLike {
@@ -106,7 +119,7 @@ export class Attrmap {
     options: TransactionOptions = {},
   ): Promise<T> {
     await started(this.ctx);
-    return transaction<T>(this.ctx, scope, work, options);
+    return (await transactionCode.load()).transaction<T>(this.ctx, scope, work, options);
   }
 
   /**
@@ -136,13 +149,13 @@ export class Attrmap {
    */
   async changes(options: ChangesOptions = {}): Promise<ChangesPage> {
     await started(this.ctx);
-    return changes(this.ctx, options);
+    return (await feedReaderCode.load()).changes(this.ctx, options);
   }
 
   /** The feed's last sequence (0 before the first write): the checkpoint of everything committed so far. */
   async changesCheckpoint(): Promise<number> {
     await started(this.ctx);
-    return checkpoint(this.ctx);
+    return (await feedReaderCode.load()).checkpoint(this.ctx);
   }
 
   /**
@@ -151,7 +164,7 @@ export class Attrmap {
    */
   async acknowledgeChanges(seq: number): Promise<number> {
     await started(this.ctx);
-    return acknowledge(this.ctx, seq);
+    return (await feedReaderCode.load()).acknowledge(this.ctx, seq);
   }
 
   /**

@@ -83,6 +83,6 @@ export async function storeEntries(
 }
 
 /** Whether `writes` changes any entry. */
-export function changesEntries(writes: EntryWrites | undefined): writes is EntryWrites {
+export function touchesIndexEntries(writes: EntryWrites | undefined): writes is EntryWrites {
   return writes !== undefined && writes.put.length + writes.delete.length + writes.deleteRanges.length > 0;
 }

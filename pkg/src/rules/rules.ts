@@ -2,11 +2,11 @@
 // page tokens, exactly as every reference SDK computes them. Each checks its arguments'
 // types, then asks the Rust core.
 
-import * as args from "./common/args.js";
-import { CURRENT, DEFAULT_PARTITION_COUNT } from "./common/constants.js";
-import { type CustomerProfile, type CustomerProfileInput, profileInput } from "./reference-samples/records.js";
-import * as wasm from "./wasm/core-module.js";
-import { type Segment, segmentNumbers } from "./wasm/encodings.js";
+import * as args from "../common/args.js";
+import { CURRENT, DEFAULT_PARTITION_COUNT } from "../common/constants.js";
+import { type CustomerProfile, type CustomerProfileInput, profileInput } from "../reference-samples/records.js";
+import * as wasm from "../wasm/core-module.js";
+import { type Segment, segmentNumbers } from "../wasm/encodings.js";
 
 /** Where one email lives. */
 export interface EmailPartition {

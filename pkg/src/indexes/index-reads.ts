@@ -1,0 +1,73 @@
+// A query's reads (docs/indexes.md, "Queries"), for a map and a log alike: the ranges of its
+// condition, read from the `entries` object store in one readonly transaction with the owner's
+// metadata, which tells whether the index is still there (and built) as the entries were read.
+// No lock: a query sees one committed state. Loaded at a page's first query.
+
+import * as args from "../common/args.js";
+import type { AttrmapError } from "../common/errors.js";
+import type { EntryKey } from "../idb/keys.js";
+import type { StoredIndex } from "./definition.js";
+import { countEntries, searchEntries } from "./entry-reads.js";
+import type { IndexHost } from "./index-host.js";
+import type { ReadPlan } from "./query.js";
+import { planRanges } from "./ranges.js";
+
+/** The entry keys of `plan` on index `index` of `host`, and the entries, each as `plan.read` asks. */
+export function readIndex<E>(host: IndexHost<E>, index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: E[] }> {
+  return host.withLayout(async (check) => {
+    const ranges = planRanges(host.name, await findIndex(host, index), plan);
+    const read = { reverse: plan.reverse, limit: plan.limit, keys: plan.read !== "entries", values: plan.read !== "keys" };
+    const found = await searchEntries(
+      host.ctx.instances,
+      host.name,
+      ranges,
+      read,
+      `reading index "${index}" of ${host.noun} "${host.name}"`,
+    );
+    check(found.meta);
+    checkQueryable(found.meta, host, index);
+    return { keys: found.keys, entries: found.values.map((held) => host.decode(held, index)) };
+  });
+}
+
+/** How many entries `plan`'s ranges hold in index `index` of `host`. */
+export function countIndex(host: IndexHost, index: string, plan: ReadPlan): Promise<number> {
+  return host.withLayout(async (check) => {
+    const ranges = planRanges(host.name, await findIndex(host, index), plan);
+    const doing = `counting index "${index}" of ${host.noun} "${host.name}"`;
+    const { meta, count } = await countEntries(host.ctx.instances, host.name, ranges, doing);
+    check(meta);
+    checkQueryable(meta, host, index);
+    return count;
+  });
+}
+
+/** The definition of index `name`, reading the layout again once if this object has not seen it. */
+async function findIndex(host: IndexHost, name: string): Promise<StoredIndex> {
+  let found = host.stored().find((i) => i.name === name);
+  if (!found) {
+    await host.refresh();
+    found = host.stored().find((i) => i.name === name);
+  }
+  if (!found) throw noIndex(host, name);
+  return found;
+}
+
+/** The error of a query of an index `host` does not have. */
+function noIndex(host: IndexHost, name: string): AttrmapError {
+  return args.invalid(`${host.noun} "${host.name}" has no index "${name}"`);
+}
+
+/**
+ * Checks that index `name` is in `raw`, the metadata a query's transaction read with its
+ * entries: one dropped since is `invalid_argument`, as an unknown name, and so is one being
+ * built, whose entries are not yet every value's.
+ */
+function checkQueryable(raw: unknown, host: IndexHost, name: string): void {
+  const stored = (raw as { indexes?: StoredIndex[] } | undefined)?.indexes?.find((i) => i.name === name);
+  if (stored === undefined) throw noIndex(host, name);
+  if (stored.building)
+    throw args.invalid(
+      `index "${name}" of ${host.noun} "${host.name}" is being built (or its build was interrupted: createIndex again)`,
+    );
+}
