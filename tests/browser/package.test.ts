@@ -5,6 +5,7 @@
 // module service worker.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { refPartition } from "../shared/reference.js";
 import { ENGINE } from "./engines.js";
 import { type Tab, useProfile } from "./harness.js";
 import { RUN_VECTORS, vectors } from "./vector-runner.js";
@@ -131,11 +132,11 @@ self.addEventListener("message", (event) => {
   event.waitUntil(copy().catch((e) => ({ error: String(e) })).then((answer) => event.source.postMessage(answer)));
 });`;
 
-test(`${ENGINE}: a module service worker exports, imports, changes a chunk size (late modules start from files)`, async () => {
-  env.server.files.set("/importing-sw.js", { type: "text/javascript", body: IMPORTING_SERVICE_WORKER });
-  const tab = await openBlank();
-  const answer = await tab.evaluate(async () => {
-    const registration = await navigator.serviceWorker.register("/importing-sw.js", { type: "module", scope: "/importing/" });
+/** Registers `body` as the module service worker of `scope`, sends it a message and answers its reply. */
+async function askServiceWorker(tab: Tab, file: string, body: string): Promise<unknown> {
+  env.server.files.set(file, { type: "text/javascript", body });
+  return tab.evaluate(async (url) => {
+    const registration = await navigator.serviceWorker.register(url, { type: "module", scope: `${url}-scope/` });
     const worker = (registration.installing ?? registration.waiting ?? registration.active)!;
     await new Promise<void>((resolve) => {
       if (worker.state === "activated") resolve();
@@ -143,9 +144,14 @@ test(`${ENGINE}: a module service worker exports, imports, changes a chunk size 
     });
     return new Promise<unknown>((resolve) => {
       navigator.serviceWorker.onmessage = (e) => resolve(e.data);
-      worker.postMessage("copy");
+      worker.postMessage("go");
     });
-  });
+  }, file);
+}
+
+test(`${ENGINE}: a module service worker exports, imports, changes a chunk size (late modules start from files)`, async () => {
+  const tab = await openBlank();
+  const answer = await askServiceWorker(tab, "/importing-sw.js", IMPORTING_SERVICE_WORKER);
   // Two maps: one partition; the log's archive of records 1-3 (archived at the change of chunk
   // size, docs/chunked-log.md) and its emptied current.
   assert.deepEqual(answer, {
@@ -154,6 +160,134 @@ test(`${ENGINE}: a module service worker exports, imports, changes a chunk size 
     archivedChunks: 1,
     currentRecords: 0,
   });
+  assert.deepEqual(tab.errors, []);
+  await tab.close();
+});
+
+test(`${ENGINE}: a service worker of "attrmap/browser" is told to import "attrmap" at a call whose code loads late`, async () => {
+  const tab = await openBlank();
+  const answer = await askServiceWorker(
+    tab,
+    "/browser-entry-sw.js",
+    `import { openAttrmap } from "/attrmap/dist/browser/index.js";
+self.addEventListener("message", (event) => {
+  const run = async () => {
+    const store = openAttrmap({ name: "sw-browser-entry" });
+    const map = await store.partitionedMap("m");
+    await map.upsert("k", 1); // the core's calls load at start
+    try {
+      await store.transaction([map.at("k")], async () => {});
+      return { value: await map.get("k"), transaction: "ran" };
+    } catch (e) {
+      return { value: await map.get("k"), code: e.code, message: e.message };
+    }
+  };
+  event.waitUntil(run().catch((e) => ({ error: String(e) })).then((answer) => event.source.postMessage(answer)));
+});`,
+  );
+  // A service worker may not import() (the HTML specification): the error says what to do instead.
+  assert.deepEqual(answer, {
+    value: 1,
+    code: "unavailable",
+    message:
+      'store.transaction() loads its code at the first call, and a service worker may not import(): import "attrmap" ' +
+      'in a service worker (not "attrmap/browser"), which loads every part at start',
+  });
+  await tab.close();
+});
+
+test(`${ENGINE}: a page of "attrmap/browser" fetches the code of each part it did not use, at its first call`, async () => {
+  const tab = await openBlank();
+  await tab.evaluate(async (origin) => {
+    const { openAttrmap } = await import(`${origin}/attrmap/dist/browser/index.js`);
+    const exportImport = await import(`${origin}/attrmap/dist/export-import/index.js`);
+    const dex = await import(`${origin}/attrmap/dist/dex/index.js`);
+    const store = openAttrmap({ name: "late-parts" });
+    const map = await store.partitionedMap("m", { partitionCount: 4 });
+    await map.upsertMany([
+      ["a", { n: 1 }],
+      ["b", { n: 2 }],
+    ]);
+    const log = await store.chunkedLog("l", { chunkSize: 2 });
+    await log.appendMany([1, 2, 3, 4, 5]);
+    await log.page();
+    const all = async <T>(items: AsyncIterable<T>) => {
+      const out: T[] = [];
+      for await (const item of items) out.push(item);
+      return out;
+    };
+    // Each call, after the module file it needs (its path in dist/), in the order the test makes them.
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ["indexes/catalog.js", () => map.createIndex("byN", "n")],
+      ["indexes/index-reads.js", () => map.where("byN").above(1).keys()],
+      ["maps/map-pages.js", async () => (await map.page({ limit: 1 })).entries.map(([k]: [string]) => k)],
+      ["logs/log-iteration.js", async () => (await all<{ sequence: number }>(log.records())).map((r) => r.sequence)],
+      ["feed/change-feed.js", async () => (await store.changes({ limit: 1 })).changes.length],
+      [
+        "transactions/transaction.js",
+        () =>
+          store.transaction(
+            [map.at("a")],
+            async (tx: { upsert: (...a: unknown[]) => Promise<{ n: number }> }) => (await tx.upsert(map, "a", { n: 3 })).n,
+          ),
+      ],
+      [
+        "maps/resize.js",
+        async () => {
+          await map.resize(2);
+          return map.partitionCount;
+        },
+      ],
+      ["logs/retention.js", async () => log.dropArchivesBefore(await log.pageOf(3))],
+      [
+        "export-import/export-data.js",
+        async () => (await exportImport.exportText(store)).startsWith('{"format":"attrmap-export"'),
+      ],
+      ["dex/index-partition.js", async () => (await dex.indexPartition("Acme", 10)).partitionName],
+      [
+        "dex/set-attributes.js",
+        async () =>
+          (await all(dex.exportDexRequests(store, { flowId: "late-parts", maps: ["m"], names: { m: { attributeMap: "m" } } })))
+            .length,
+      ],
+    ];
+    (window as unknown as { calls: typeof calls }).calls = calls;
+  }, env.server.origin);
+  type Calls = { calls: Array<[string, () => Promise<unknown>]> };
+  const modules = async () =>
+    (await tab.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname))).filter((p) =>
+      p.startsWith("/attrmap/dist/"),
+    );
+  const atStart = await modules();
+  const files = await tab.evaluate(() => (window as unknown as Calls).calls.map(([file]) => file));
+  const answers: unknown[] = [];
+  for (const [i, file] of files.entries()) {
+    assert.ok(!atStart.some((p) => p.endsWith(`/${file}`)), `${file} was fetched at start`);
+    answers.push(await tab.evaluate((n) => (window as unknown as Calls).calls[n]![1](), i));
+    assert.ok(
+      (await modules()).some((p) => p.endsWith(`/${file}`)),
+      `${file} was not fetched at its first call`,
+    );
+  }
+  // From docs/ and the test's own FNV-1a: the index holds b alone above 1; map order is
+  // partition order, so the first page holds the key of the lower partition of 4; records come
+  // newest first; the feed has a change; the transaction stores 3; the map has 2 partitions
+  // after the resize; chunks of 2 put records 1-2 in the one archive before record 3's; the
+  // export starts with its header; "Acme" is placed by its canonical text, the JSON string.
+  const first = ["a", "b"].sort((x, y) => refPartition(x, 4).index - refPartition(y, 4).index || (x < y ? -1 : 1))[0];
+  assert.deepEqual(answers.slice(0, 10), [
+    undefined,
+    ["b"],
+    [first],
+    [5, 4, 3, 2, 1],
+    1,
+    3,
+    2,
+    1,
+    true,
+    refPartition('"Acme"', 10).name,
+  ]);
+  assert.ok((answers[10] as number) > 0);
   assert.deepEqual(tab.errors, []);
   await tab.close();
 });

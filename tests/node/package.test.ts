@@ -48,7 +48,7 @@ test("the exports map hides internals", async () => {
  * The package's files a bundler takes into what a page of `source` loads at start: the entry
  * chunk and the chunks it imports statically (a dynamic import is a chunk fetched only if run).
  */
-async function bundled(source: string): Promise<string[]> {
+async function bundled(source: string, which: "start" | "all" = "start"): Promise<string[]> {
   const result = await esbuild.build({
     stdin: { contents: source, resolveDir: dirname(pkgDir), sourcefile: "use.js" },
     bundle: true,
@@ -60,7 +60,8 @@ async function bundled(source: string): Promise<string[]> {
     platform: "browser",
     logLevel: "silent",
   });
-  return loadedAtStart(result.metafile).flatMap((out) =>
+  const outputs = loadedAtStart(result.metafile, { later: which === "all" });
+  return outputs.flatMap((out) =>
     Object.keys(result.metafile.outputs[out]!.inputs).flatMap((f) =>
       f.includes("attrmap/") ? [f.replace(/^.*attrmap\//, "")] : [],
     ),
@@ -89,19 +90,47 @@ store.liveQuery((s) => s.partitionedMap("m")).subscribe(() => {});`;
     loaded.filter((f) => /^dist\/(export-import|dex|http)\//.test(f)),
     [],
   );
-  // And an entry of a concern brings its own modules, not another start of the wasm.
-  const exporting = await bundled(`${page}\nimport { exportText } from "attrmap/export-import";\nexportText(store);`);
+  // And an entry of a concern brings its own modules, fetched at its first call, not another
+  // start of the wasm.
+  const exportPage = `${page}\nimport { exportText } from "attrmap/export-import";\nexportText(store);`;
+  const exporting = await bundled(exportPage, "all");
   assert.ok(exporting.includes("dist/export-import/export-data.js"), exporting.join());
-  assert.ok(!exporting.some((f) => f === "dist/wasm/init.js" || f === "wasm/attrmap_inline.js"), exporting.join());
+  const exportingAtStart = await bundled(exportPage);
+  assert.ok(!exportingAtStart.includes("dist/export-import/export-data.js"), exportingAtStart.join());
+  assert.ok(!exportingAtStart.some((f) => f === "dist/wasm/init.js" || f === "wasm/attrmap_inline.js"), exportingAtStart.join());
   // A page that exports only has none of the verifier; one that imports has its glue, and
   // starts its module at the first import (the inlined copy is a chunk of its own).
   assert.ok(!exporting.some((f) => f.includes("verifier")), exporting.join());
-  const importing = await bundled(`${page}\nimport { importData } from "attrmap/export-import";\nimportData(store, "");`);
+  const importPage = `${page}\nimport { importData } from "attrmap/export-import";\nimportData(store, "");`;
+  const importing = await bundled(importPage, "all");
   assert.ok(importing.includes("dist/wasm/verifier-module.js"), importing.join());
-  assert.ok(!importing.some((f) => f.startsWith("wasm/attrmap_verifier_inline")), importing.join());
-  // Likewise the maintenance module (resize, chunk-size change, retention): its glue with the
-  // maps and logs, its inlined copy a chunk of its own.
-  assert.ok(loaded.includes("dist/wasm/maintenance-module.js"), loaded.join());
+  const importingAtStart = await bundled(importPage);
+  assert.ok(!importingAtStart.some((f) => f.includes("verifier")), importingAtStart.join());
+  // A feature the page does not call costs it nothing at start: the maintenance module's glue
+  // (resize, chunk-size change, retention), index builds and queries, transactions and the
+  // feed's reader are chunks it fetches at the first call, which the bundle still holds.
+  const later = [
+    "dist/wasm/maintenance-module.js",
+    "dist/maps/resize.js",
+    "dist/instances/rewrite.js",
+    "dist/logs/retention.js",
+    "dist/indexes/catalog.js",
+    "dist/indexes/build.js",
+    "dist/indexes/index-reads.js",
+    "dist/indexes/ranges.js",
+    "dist/transactions/transaction.js",
+    "dist/transactions/parts.js",
+    "dist/feed/change-feed.js",
+  ];
+  assert.deepEqual(
+    later.filter((f) => loaded.includes(f)),
+    [],
+  );
+  const all = await bundled(page, "all");
+  assert.deepEqual(
+    later.filter((f) => !all.includes(f)),
+    [],
+  );
   assert.ok(!loaded.some((f) => f.startsWith("wasm/attrmap_maintenance_inline")), loaded.join());
 });
 

@@ -27,7 +27,7 @@ type Store = {
   scan(map: string, doing: string, visit: () => unknown): Promise<unknown>;
   countRange(map: string, range: readonly [string, string], doing: string): Promise<number>;
   openMap(map: string, doing: string, open: (meta: unknown) => { meta: object | undefined; result: unknown }): Promise<unknown>;
-  write(map: string, instances: readonly string[], doing: string, compute: () => object): Promise<unknown>;
+  write(read: { map: string; instances: readonly string[] }, doing: string, compute: () => object): Promise<unknown>;
   close(): void;
 };
 
@@ -45,7 +45,7 @@ function readOne(store: Store, map: string, instance: string): Promise<unknown> 
 }
 
 function put(store: Store, map: string, instance: string, value: unknown): Promise<unknown> {
-  return store.write(map, [], `writing "${instance}"`, () => ({ put: [[instance, value]], result: undefined }));
+  return store.write({ map, instances: [] }, `writing "${instance}"`, () => ({ put: [[instance, value]], result: undefined }));
 }
 
 test("every read method of Instances tells the observer what it covers, before it reads", async () => {
@@ -83,11 +83,11 @@ test("every read method of Instances tells the observer what it covers, before i
 
 test("a live query over a read path the store did not have runs again when what it read changes, and only then", async () => {
   const store = newStore();
-  const ctx = { store, locks: undefined };
+  const ctx = { instances: store, locks: undefined };
   const results: unknown[] = [];
   const query = liveQuery(
     ctx,
-    (c: { store: Store }) => readOne(c.store, "m", "watched"),
+    (c: { instances: Store }) => readOne(c.instances, "m", "watched"),
     (c: unknown) => c,
   );
   const stop = query.subscribe({ next: (value: unknown) => results.push(value) });
