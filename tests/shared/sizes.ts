@@ -175,11 +175,11 @@ export function markedFigures(text: string): Marked[] {
 }
 
 /** The text with every marked figure written as measured; throws on a malformed marker. */
-export function writeFigures(text: string, sizes: Sizes): string {
+export function writeFigures(text: string, sizes: Sizes, file = "the text"): string {
   let out = "";
   let from = 0;
   for (const m of markedFigures(text)) {
-    if (m.problem !== undefined) throw new Error(`line ${m.line}: ${m.marker} ${m.problem}`);
+    if (m.problem !== undefined) throw new Error(`${file}:${m.line}: ${m.marker} ${m.problem}`);
     out += text.slice(from, m.start) + formatFigure(m.name as FigureName, m.field, sizes);
     from = m.end;
   }
