@@ -12,10 +12,26 @@ import {
   definition,
   type IndexDefinition,
   indexName,
+  MAX_INDEXES,
   publicDefinition,
   sameDefinition,
 } from "./definition.js";
 import type { IndexHost } from "./index-host.js";
+
+/** The definitions of the `indexes` option: `{ name: keyPath | { keyPath, unique, multiEntry } }`. */
+export function declared(name: string, value: unknown): IndexDefinition[] {
+  if (value === undefined) return [];
+  const o = args.object(name, value);
+  const names = args.keysOf(name, o);
+  if (names.length > MAX_INDEXES) throw args.invalid(`${name} may declare at most ${MAX_INDEXES} indexes, got ${names.length}`);
+  return names.map((key) => {
+    const index = indexName(`${name} key`, key);
+    const spec = args.field(name, o, key);
+    if (typeof spec === "string" || args.isArray(spec)) return definition(index, spec, {});
+    const s = args.object(`${name}.${key}`, spec);
+    return definition(index, args.field(`${name}.${key}`, s, "keyPath"), s, `${name}.${key}`);
+  });
+}
 
 /** Builds `def` (or finishes its interrupted build), then reads the layout again. */
 async function build(host: IndexHost, def: IndexDefinition, options: CreateIndexOptions): Promise<void> {

@@ -105,21 +105,6 @@ export function definition(name: string, path: unknown, options: object, owner =
   return def;
 }
 
-/** The definitions of the `indexes` option: `{ name: keyPath | { keyPath, unique, multiEntry } }`. */
-export function declared(name: string, value: unknown): IndexDefinition[] {
-  if (value === undefined) return [];
-  const o = args.object(name, value);
-  const names = args.keysOf(name, o);
-  if (names.length > MAX_INDEXES) throw args.invalid(`${name} may declare at most ${MAX_INDEXES} indexes, got ${names.length}`);
-  return names.map((key) => {
-    const index = indexName(`${name} key`, key);
-    const spec = args.field(name, o, key);
-    if (typeof spec === "string" || args.isArray(spec)) return definition(index, spec, {});
-    const s = args.object(`${name}.${key}`, spec);
-    return definition(index, args.field(`${name}.${key}`, s, "keyPath"), s, `${name}.${key}`);
-  });
-}
-
 /** Whether two definitions index the same values the same way. */
 export function sameDefinition(a: IndexDefinition, b: IndexDefinition): boolean {
   const paths = (d: IndexDefinition) => JSON.stringify(d.keyPath);

@@ -1,7 +1,8 @@
 // A query's reads (docs/indexes.md, "Queries"), for a map and a log alike: the ranges of its
 // condition, read from the `entries` object store in one readonly transaction with the owner's
 // metadata, which tells whether the index is still there (and built) as the entries were read.
-// No lock: a query sees one committed state. Loaded at a page's first query.
+// No lock: a query sees one committed state. A query's pages and iteration are here too.
+// Loaded at a page's first query.
 
 import * as args from "../common/args.js";
 import type { AttrmapError } from "../common/errors.js";
@@ -9,7 +10,7 @@ import type { EntryKey } from "../idb/keys.js";
 import type { StoredIndex } from "./definition.js";
 import { countEntries, searchEntries } from "./entry-reads.js";
 import type { IndexHost } from "./index-host.js";
-import type { ReadPlan } from "./query.js";
+import type { IndexReader, QueryPage, ReadPlan } from "./query.js";
 import { planRanges } from "./ranges.js";
 
 /** The entry keys of `plan` on index `index` of `host`, and the entries, each as `plan.read` asks. */
@@ -70,4 +71,51 @@ function checkQueryable(raw: unknown, host: IndexHost, name: string): void {
     throw args.invalid(
       `index "${name}" of ${host.noun} "${host.name}" is being built (or its build was interrupted: createIndex again)`,
     );
+}
+
+/** Entries a step of a query's `entries()` reads: each step is one transaction. */
+const ITERATION_PAGE = 1000;
+
+/** `query.page(options)`, for the query whose condition and order `plan` holds. */
+export async function queryPage<E>(
+  reader: IndexReader<E>,
+  index: string,
+  plan: ReadPlan,
+  options: unknown,
+): Promise<QueryPage<E>> {
+  const o = args.options("options", options);
+  const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));
+  const cursor = args.field("options", o, "after");
+  const after = cursor == null ? undefined : tailOfCursor("options.after", cursor);
+  const { keys, entries } = await reader.readIndex(index, { ...plan, limit: limit + 1, read: "both", after });
+  if (entries.length <= limit) return { entries, next: null };
+  return { entries: entries.slice(0, limit), next: JSON.stringify(keys[limit - 1]!.slice(2)) };
+}
+
+/** `query.entries()`, a page of ITERATION_PAGE per transaction. */
+export async function* queryEntries<E>(reader: IndexReader<E>, index: string, plan: ReadPlan): AsyncGenerator<E> {
+  let after: Array<string | number> | undefined;
+  for (;;) {
+    const { keys, entries } = await reader.readIndex(index, { ...plan, limit: ITERATION_PAGE, read: "both", after });
+    yield* entries;
+    if (entries.length < ITERATION_PAGE) return;
+    after = keys.at(-1)!.slice(2);
+  }
+}
+
+/** A page cursor as the entry tail it stands for; anything else is `invalid_argument`. */
+function tailOfCursor(name: string, value: unknown): Array<string | number> {
+  const text = args.string(name, value);
+  let tail: unknown;
+  try {
+    tail = JSON.parse(text);
+  } catch {
+    tail = undefined;
+  }
+  const ok =
+    Array.isArray(tail) &&
+    tail.length >= 2 &&
+    tail.every((t) => typeof t === "string" || (typeof t === "number" && Number.isFinite(t)));
+  if (!ok) throw args.invalid(`${name} must be the next cursor of an earlier page, got ${JSON.stringify(text.slice(0, 80))}`);
+  return tail as Array<string | number>;
 }

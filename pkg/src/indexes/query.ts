@@ -5,6 +5,7 @@
 import * as args from "../common/args.js";
 import { MAX_BATCH } from "../common/limits.js";
 import { type EntryKey, type Owner, ownerOf } from "../idb/keys.js";
+import { indexReadsCode } from "./index-host.js";
 import type { IndexValue } from "./values.js";
 
 /** A query's condition, as given: checked against the index when the query is read. */
@@ -61,9 +62,6 @@ export interface BetweenOptions {
   lowerOpen?: boolean | undefined;
   upperOpen?: boolean | undefined;
 }
-
-/** Entries a step of `entries()` reads: each step is one transaction. */
-const ITERATION_PAGE = 1000;
 
 /**
  * A query of one index: `where(index)` gives one of every entry, a condition narrows it, and
@@ -163,24 +161,12 @@ export class Query<E, K extends Owner = string> {
    * entries written between two pages are neither repeated nor skipped unless they move.
    */
   async page(options: QueryPageOptions): Promise<QueryPage<E>> {
-    const o = args.options("options", options);
-    const limit = args.pageLimit("options.limit", args.field("options", o, "limit"));
-    const cursor = args.field("options", o, "after");
-    const after = cursor == null ? undefined : tailOfCursor("options.after", cursor);
-    const { keys, entries } = await this.reader.readIndex(this.index, this.plan(limit + 1, "both", after));
-    if (entries.length <= limit) return { entries, next: null };
-    return { entries: entries.slice(0, limit), next: JSON.stringify(keys[limit - 1]!.slice(2)) };
+    return (await indexReadsCode.load()).queryPage(this.reader, this.index, this.plan(0), options);
   }
 
   /** Every entry, a page of 1000 per transaction (each a consistent snapshot). */
   async *entries(): AsyncIterableIterator<E> {
-    let after: Array<string | number> | undefined;
-    for (;;) {
-      const { keys, entries } = await this.reader.readIndex(this.index, this.plan(ITERATION_PAGE, "both", after));
-      yield* entries;
-      if (entries.length < ITERATION_PAGE) return;
-      after = keys.at(-1)!.slice(2);
-    }
+    yield* (await indexReadsCode.load()).queryEntries(this.reader, this.index, this.plan(0));
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<E> {
@@ -192,21 +178,4 @@ export class Query<E, K extends Owner = string> {
 function limitOf(options: unknown): number {
   const given = args.field("options", args.options("options", options), "limit");
   return given === undefined ? Number.POSITIVE_INFINITY : args.count("options.limit", given, 1);
-}
-
-/** A page cursor as the entry tail it stands for; anything else is `invalid_argument`. */
-function tailOfCursor(name: string, value: unknown): Array<string | number> {
-  const text = args.string(name, value);
-  let tail: unknown;
-  try {
-    tail = JSON.parse(text);
-  } catch {
-    tail = undefined;
-  }
-  const ok =
-    Array.isArray(tail) &&
-    tail.length >= 2 &&
-    tail.every((t) => typeof t === "string" || (typeof t === "number" && Number.isFinite(t)));
-  if (!ok) throw args.invalid(`${name} must be the next cursor of an earlier page, got ${JSON.stringify(text.slice(0, 80))}`);
-  return tail as Array<string | number>;
 }

@@ -10,7 +10,7 @@ import type { Context } from "../common/context.js";
 import { lazyModule } from "../common/lazy-module.js";
 import { MAX_BATCH } from "../common/limits.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
-import { type CreateIndexOptions, declared, type IndexDefinition, indexName, type KeyPath } from "../indexes/definition.js";
+import { type CreateIndexOptions, type IndexDefinition, indexName, type KeyPath } from "../indexes/definition.js";
 import { catalogCode, indexReader } from "../indexes/index-host.js";
 import { Query } from "../indexes/query.js";
 import { type LogState, openChunked, type Segment } from "../maps/layout.js";
@@ -52,13 +52,16 @@ export class ChunkedLog<I, R extends { sequence: number }> {
     const o = args.options("options", options);
     const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
     const chunkSize = size === undefined ? undefined : wasm.resolveChunkSize(size);
-    const indexes = declared("options.indexes", args.field("options", o, "indexes"));
+    // The catalog's code loads only for a map that declares indexes, before anything is stored.
+    const spec = args.field("options", o, "indexes");
+    const catalog = spec === undefined ? undefined : await catalogCode.load();
+    const indexes = catalog?.declared("options.indexes", spec) ?? [];
     const view = await ctx.instances.openMap(name, `opening log "${name}"`, (meta) => {
       const opened = openChunked(name, meta, chunkSize);
       return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
     });
     const l = new LogContext(ctx, name, view, kind);
-    if (indexes.length > 0) await (await catalogCode.load()).ensureIndexes(l.indexHost, indexes);
+    if (catalog) await catalog.ensureIndexes(l.indexHost, indexes);
     return new ChunkedLog(l);
   }
 

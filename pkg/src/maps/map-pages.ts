@@ -1,10 +1,11 @@
-// A partitioned map in order, with no lock: every entry (iteration) or a page of them, reading
-// one partition per step, each a consistent snapshot. Loaded at a page's first list or walk.
+// Walks of a partitioned map, with no lock: every entry (iteration) or a page of them, reading
+// one partition per step, each a consistent snapshot; counts, reading every partition in one
+// transaction. Loaded at a page's first list, walk or count.
 import * as args from "../common/args.js";
 import { AttrmapError } from "../common/errors.js";
 import type { PartitionedLayout } from "./layout.js";
 import type { MapContext } from "./map-context.js";
-import type { MapPage } from "./map-types.js";
+import type { MapPage, Partition } from "./map-types.js";
 
 /** Every entry, in partition order and then canonical key order; `layout_changed` if a resize commits meanwhile. */
 export async function* entries<V>(m: MapContext<V>): AsyncGenerator<[string, V]> {
@@ -53,4 +54,11 @@ export function page<V>(m: MapContext<V>, options: unknown): Promise<MapPage<V>>
       instance = step.instance;
     }
   });
+}
+
+/** Visits every stored partition, in name order, one at a time, in one readonly transaction. */
+export async function scan<V>(m: MapContext<V>, visit: (instance: string, partition: Partition<V>) => void): Promise<void> {
+  await m.ctx.instances.scan(m.name, `reading the partitions of map "${m.name}"`, (_, instance, value) =>
+    visit(instance, m.partition(instance, value)),
+  );
 }

@@ -1,10 +1,9 @@
 // What a partitioned map's reads read, with no lock: a lookup reads the one partition its key
-// is in; a batch each partition once; a count or the sizes walk every partition in one
-// transaction. Iteration and pages are map-pages.ts's.
+// is in; a batch each partition once. Walks of the whole map (iteration, pages, counts) are
+// map-pages.ts's.
 import * as args from "../common/args.js";
 import { MAX_BATCH } from "../common/limits.js";
 import type { MapContext } from "./map-context.js";
-import type { Partition } from "./map-types.js";
 
 /** The value of `key`, or undefined. */
 export function get<V>(m: MapContext<V>, key: unknown): Promise<V | undefined> {
@@ -32,11 +31,4 @@ export function getMany<V>(m: MapContext<V>, keys: unknown): Promise<Map<string,
     }
     return found;
   });
-}
-
-/** Visits every stored partition, in name order, one at a time, in one readonly transaction. */
-export async function scan<V>(m: MapContext<V>, visit: (instance: string, partition: Partition<V>) => void): Promise<void> {
-  await m.ctx.instances.scan(m.name, `reading the partitions of map "${m.name}"`, (_, instance, value) =>
-    visit(instance, m.partition(instance, value)),
-  );
 }

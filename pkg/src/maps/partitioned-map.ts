@@ -11,7 +11,7 @@ import { AttrmapError } from "../common/errors.js";
 import { lazyModule } from "../common/lazy-module.js";
 import { MAX_BATCH } from "../common/limits.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
-import { type CreateIndexOptions, declared, type IndexDefinition, indexName, type KeyPath } from "../indexes/definition.js";
+import { type CreateIndexOptions, type IndexDefinition, indexName, type KeyPath } from "../indexes/definition.js";
 import { catalogCode, indexReader } from "../indexes/index-host.js";
 import { Query } from "../indexes/query.js";
 import type { MapRules } from "../transactions/participants.js";
@@ -24,7 +24,10 @@ import * as writes from "./map-writes.js";
 import { KeyScope } from "./scope.js";
 
 /** @internal A map's iteration and pages. */
-export const mapPagesCode = /* @__PURE__ */ lazyModule(() => import("./map-pages.js"), "a map's entries() and page()");
+export const mapPagesCode = /* @__PURE__ */ lazyModule(
+  () => import("./map-pages.js"),
+  "a map's entries(), page(), count() and partitionSizes()",
+);
 
 /** @internal A map's resize, and the maintenance module it starts. */
 export const resizeCode = /* @__PURE__ */ lazyModule(() => import("./resize.js"), "resize()");
@@ -51,13 +54,16 @@ export class PartitionedMap<V> {
       keyRule,
       custom: canonicalizeKey !== undefined,
     };
-    const indexes = declared("options.indexes", args.field("options", o, "indexes"));
+    // The catalog's code loads only for a map that declares indexes, before anything is stored.
+    const spec = args.field("options", o, "indexes");
+    const catalog = spec === undefined ? undefined : await catalogCode.load();
+    const indexes = catalog?.declared("options.indexes", spec) ?? [];
     const layout = await ctx.instances.openMap(name, `opening map "${name}"`, (meta) => {
       const opened = openPartitioned(name, meta, wanted);
       return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
     });
     const m = new MapContext<V>(ctx, name, layout, canonicalizeKey, kind);
-    if (indexes.length > 0) await (await catalogCode.load()).ensureIndexes(m.indexHost, indexes);
+    if (catalog) await catalog.ensureIndexes(m.indexHost, indexes);
     return new PartitionedMap(m);
   }
 
@@ -220,14 +226,14 @@ export class PartitionedMap<V> {
   /** Entries per stored partition, by partition name (index order). Reads every partition, one at a time, in one transaction. */
   async partitionSizes(): Promise<Map<string, number>> {
     const sizes = new Map<string, number>();
-    await reads.scan(this.m, (instance, partition) => void sizes.set(instance, partition.size));
+    await (await mapPagesCode.load()).scan(this.m, (instance, partition) => void sizes.set(instance, partition.size));
     return sizes;
   }
 
   /** Entries in the whole map: reads every partition, one at a time, in one transaction. */
   async count(): Promise<number> {
     let total = 0;
-    await reads.scan(this.m, (_, partition) => void (total += partition.size));
+    await (await mapPagesCode.load()).scan(this.m, (_, partition) => void (total += partition.size));
     return total;
   }
 
