@@ -1,8 +1,9 @@
 // attrmap: hash-partitioned maps and sequentially chunked logs in IndexedDB, with the rules
 // of docs/ in a Rust core compiled to WebAssembly. This entry starts the module from bytes
-// inlined in the JavaScript, synchronously, and holds every part at start (what a page of
-// "attrmap/browser", "attrmap/export-import" or "attrmap/dex" loads at its first call, see
-// common/lazy-module.ts): it runs in Node, workers and service workers, which may not import().
+// inlined in the JavaScript, synchronously, and holds every part at start: what a page of
+// "attrmap/browser", "attrmap/export-import", "attrmap/dex" or "attrmap/http" loads at its
+// first call (common/lazy-module.ts). It runs in Node, workers and service workers, which may
+// not import().
 import "./wasm/init.js";
 import { dexRequestsCode, indexPartitionCode } from "./dex/index.js";
 import * as indexPlacement from "./dex/index-partition.js";
@@ -11,6 +12,8 @@ import * as exporting from "./export-import/export-data.js";
 import * as importing from "./export-import/import-data.js";
 import { exportCode, importCode } from "./export-import/index.js";
 import * as feedReader from "./feed/change-feed.js";
+import { serverCode } from "./http/handler.js";
+import * as httpServer from "./http/server.js";
 import * as catalog from "./indexes/catalog.js";
 import { catalogCode, indexReadsCode } from "./indexes/index-host.js";
 import * as indexReads from "./indexes/index-reads.js";
@@ -28,6 +31,7 @@ indexPartitionCode.provide(indexPlacement);
 exportCode.provide(exporting);
 importCode.provide(importing);
 feedReaderCode.provide(feedReader);
+serverCode.provide(httpServer);
 catalogCode.provide(catalog);
 indexReadsCode.provide(indexReads);
 logIterationCode.provide(logIteration);

@@ -1,13 +1,13 @@
 // The reference server's HTTP API as a fetch-style handler, for a service worker (or any
-// code with Request/Response): the six endpoints of docs/http.md over the stores.
+// code with Request/Response): the six endpoints of docs/http.md over the stores. This is its
+// public face (names, options, which requests it answers); server.ts answers them, loaded at
+// the first request.
 
 import * as args from "../common/args.js";
-import { EXACT_KEYS } from "../common/constants.js";
-import { AttrmapError, type ErrorCode } from "../common/errors.js";
+import type { AttrmapError, ErrorCode } from "../common/errors.js";
+import { lazyModule } from "../common/lazy-module.js";
 import { type LockWait, writeOptions } from "../concurrency/locks.js";
-import { profileInput, subscriberInput } from "../reference-samples/records.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
-import * as wasm from "../wasm/core-module.js";
 
 /** Where the reference samples serve the hash-partitioned pattern's endpoints. */
 export const HASH_PARTITIONED_ROUTES = "/patterns/hash-partitioned-attribute-map";
@@ -66,35 +66,33 @@ export const HTTP_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = {
   not_ready: 503,
 };
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+/** @internal A JSON answer. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
   });
 }
 
-async function jsonBody(request: Request): Promise<unknown> {
-  try {
-    return JSON.parse(await request.text());
-  } catch (e) {
-    throw new AttrmapError("invalid_argument", `invalid JSON body: ${(e as Error).message}`);
-  }
+/** @internal One endpoint: its method and path, and the flow it needs started (none for the starts themselves). */
+export interface Endpoint {
+  method: string;
+  path: string;
+  flow?: string;
 }
 
-/** A value opened on first use; a failed open is forgotten, so the next use tries again. */
-function lazy<T>(open: () => Promise<T>): () => Promise<T> {
-  let opened: Promise<T> | undefined;
-  return () => {
-    const current = (opened ??= open());
-    current.catch(() => {
-      if (opened === current) opened = undefined;
-    });
-    return current;
-  };
-}
+/** @internal The six endpoints (server.ts answers each). */
+export const ENDPOINTS: readonly Endpoint[] = [
+  { method: "POST", path: `${HASH_PARTITIONED_ROUTES}/start` },
+  { method: "POST", path: `${SEQUENTIALLY_CHUNKED_ROUTES}/start` },
+  { method: "PUT", path: `${HASH_PARTITIONED_ROUTES}/customer-profile`, flow: CUSTOMER_DIRECTORY_FLOW },
+  { method: "GET", path: `${HASH_PARTITIONED_ROUTES}/customer-profile`, flow: CUSTOMER_DIRECTORY_FLOW },
+  { method: "POST", path: `${SEQUENTIALLY_CHUNKED_ROUTES}/register`, flow: SUBSCRIBER_ARCHIVE_FLOW },
+  { method: "GET", path: `${SEQUENTIALLY_CHUNKED_ROUTES}/subscribers`, flow: SUBSCRIBER_ARCHIVE_FLOW },
+];
 
-/** One endpoint: the flow it needs started (none for start itself), and what it answers. */
-type Route = { method: string; path: string; flow?: string; run: (request: Request, url: URL) => Promise<unknown> };
+/** @internal What answers the endpoints. */
+export const serverCode = /* @__PURE__ */ lazyModule(() => import("./server.js"), "a handler's first request");
 
 /** Serves the six endpoints from `store`; answers every other request with `options.fallback`. */
 export function createHandler(store: Attrmap, options: HandlerOptions = {}): AttrmapHandler {
@@ -107,91 +105,24 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
   const given = args.field("options", o, "fallback");
   const fallback =
     given === undefined ? (r: Request) => fetch(r) : args.func<(r: Request) => Promise<Response>>("options.fallback", given);
-  const flows = lazy(() => store.partitionedMap<FlowRun>(FLOWS_MAP, { partitionCount: 1, keyRule: EXACT_KEYS }));
-  const customers = lazy(() => store.customerDirectory());
-  const subscribers = lazy(() => store.subscriberArchive());
-  // A flow never stops, so one seen started is remembered instead of read again.
-  const started = new Set<string>();
-
-  const start = async (flowID: string): Promise<FlowRun> => {
-    const map = await flows();
-    const run =
-      (await map.get(flowID)) ??
-      (await map.update(flowID, (current) => current ?? { flowID, runID: crypto.randomUUID() }, { lock: "wait" }));
-    started.add(flowID);
-    return run; // a repeated start changes nothing: the first run ID stays
-  };
-
-  const isStarted = async (flowID: string): Promise<boolean> => {
-    if (!started.has(flowID) && (await (await flows()).get(flowID))) started.add(flowID);
-    return started.has(flowID);
-  };
-
-  const routes: Route[] = [
-    { method: "POST", path: `${HASH_PARTITIONED_ROUTES}/start`, run: () => start(CUSTOMER_DIRECTORY_FLOW) },
-    { method: "POST", path: `${SEQUENTIALLY_CHUNKED_ROUTES}/start`, run: () => start(SUBSCRIBER_ARCHIVE_FLOW) },
-    {
-      method: "PUT",
-      path: `${HASH_PARTITIONED_ROUTES}/customer-profile`,
-      flow: CUSTOMER_DIRECTORY_FLOW,
-      run: async (request) => (await customers()).upsertProfile(profileInput(await jsonBody(request), "body"), write),
-    },
-    {
-      method: "GET",
-      path: `${HASH_PARTITIONED_ROUTES}/customer-profile`,
-      flow: CUSTOMER_DIRECTORY_FLOW,
-      run: async (_, url) => {
-        const email = url.searchParams.get("emailAddress") ?? "";
-        const profile = await (await customers()).getProfile(email);
-        if (!profile) throw new AttrmapError("not_found", `customer profile "${wasm.canonicalEmail(email)}" not found`);
-        return profile;
-      },
-    },
-    {
-      method: "POST",
-      path: `${SEQUENTIALLY_CHUNKED_ROUTES}/register`,
-      flow: SUBSCRIBER_ARCHIVE_FLOW,
-      run: async (request) => (await subscribers()).registerSubscriber(subscriberInput(await jsonBody(request), "body"), write),
-    },
-    {
-      method: "GET",
-      path: `${SEQUENTIALLY_CHUNKED_ROUTES}/subscribers`,
-      flow: SUBSCRIBER_ARCHIVE_FLOW,
-      run: async (_, url) => (await subscribers()).getSubscriberPage(url.searchParams.get("pageToken") ?? ""),
-    },
-  ];
-
-  /** The routes of the request's path (none: not ours), and the one for its method (HEAD: as GET). */
-  const find = (request: Request) => {
-    const url = new URL(request.url);
-    const onPath = routes.filter((r) => r.path === url.pathname);
-    const method = request.method === "HEAD" ? "GET" : request.method;
-    return { onPath, route: onPath.find((r) => r.method === method), url };
-  };
-
-  const answer = async (request: Request): Promise<Response> => {
-    const { onPath, route, url } = find(request);
-    if (onPath.length === 0) return fallback(request);
-    if (!route) {
-      const allow = onPath.flatMap((r) => (r.method === "GET" ? ["GET", "HEAD"] : [r.method])).join(", ");
-      return json(405, { error: `method ${request.method} not allowed` }, { allow });
-    }
-    try {
-      if (route.flow && !(await isStarted(route.flow)))
-        throw new AttrmapError("not_found", `flow "${route.flow}" is not started`);
-      return json(200, await route.run(request, url));
-    } catch (e) {
-      if (e instanceof AttrmapError) return json(HTTP_STATUS[e.code] ?? 500, { error: e.message });
-      return json(500, { error: String(e) });
-    }
-  };
-
+  let serving: Promise<(request: Request) => Promise<Response>> | undefined;
   const handler = (async (request: Request): Promise<Response> => {
-    const response = await answer(request);
-    return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
+    serving ??= serverCode.load().then((code) => code.server(store, write, fallback));
+    let serve: (request: Request) => Promise<Response>;
+    try {
+      serve = await serving;
+    } catch (e) {
+      serving = undefined; // tried again at the next request
+      const error = e as AttrmapError;
+      return json(HTTP_STATUS[error.code] ?? 500, { error: error.message });
+    }
+    return serve(request);
   }) as AttrmapHandler;
   const origin = (globalThis as { location?: Location }).location?.origin;
-  handler.handles = (request) =>
-    (origin === undefined || new URL(request.url).origin === origin) && find(request).onPath.length > 0;
+  handler.handles = (request) => {
+    if (origin !== undefined && new URL(request.url).origin !== origin) return false;
+    const { pathname } = new URL(request.url);
+    return ENDPOINTS.some((e) => e.path === pathname);
+  };
   return handler;
 }
