@@ -13,7 +13,7 @@ const row = (label: string, name: FigureName) =>
   console.log(`${label.padEnd(62)} ${kib(sizes[name].raw).padStart(10)}   ${kib(sizes[name].gzip).padStart(10)}`);
 
 console.log(`${"size".padEnd(62)}        raw         gzip`);
-row("wasm: the store's module (wasm/attrmap_bg.wasm)", "wasm.store");
+row("wasm: the core's module (wasm/attrmap_bg.wasm)", "wasm.store");
 row("wasm: the export verifier's module, loaded at the first import", "wasm.verifier");
 row("   the same inlined as base64 (where its file is not served)", "wasm.verifier-inline");
 row("wasm: the maintenance module, at a first resize or log change", "wasm.maintenance");

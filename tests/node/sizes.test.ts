@@ -13,17 +13,11 @@ const DOCS = ["README.md", "BENCHMARKS.md"] as const;
 const read = (doc: string) => readFileSync(fileURLToPath(new URL(`../../${doc}`, import.meta.url)), "utf8");
 const FIX = "run `make bench` (or `cd tests && node --import tsx bench/size.bench.ts --write`) to write the measured figures";
 
-/** README sizes in KiB that carry no marker, each with why: a phrase of the README that holds it. */
-const UNMARKED = [
-  {
-    phrase: "32.6 KiB, 1.016x, before",
-    why: "the core page before indexes, the change feed and transactions: an earlier build, as the sentence says",
-  },
-  {
-    phrase: "0.7 KiB of the page's JS when the maintenance module moved out",
-    why: "what the maintenance module's glue added when it moved out (BENCHMARKS.md): an earlier build, as it says",
-  },
-];
+/**
+ * README sizes in KiB that carry no marker, each with why: a phrase of the README that holds it.
+ * None today: the README gives only the figures of the build it ships with.
+ */
+const UNMARKED: ReadonlyArray<{ phrase: string; why: string }> = [];
 
 let sizes: Sizes;
 before(async () => {

@@ -14,7 +14,7 @@ import { loadedAtStart } from "./page-chunks.js";
 
 /** Every figure's name and what it is. A ratio is a page's size over Dexie's (gzip, and raw). */
 export const FIGURES = {
-  "wasm.store": "the store's wasm module (wasm/attrmap_bg.wasm), the file a page of attrmap/browser fetches",
+  "wasm.store": "the core's wasm module (wasm/attrmap_bg.wasm), the file a page of attrmap/browser fetches",
   "wasm.verifier": "the export verifier's wasm module, fetched at the first import",
   "wasm.verifier-inline": "the verifier's module inlined as base64, where its file is not served",
   "wasm.maintenance": "the maintenance module, at a first resize, chunk-size change, retention or indexPartition",
