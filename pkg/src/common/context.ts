@@ -3,7 +3,7 @@
 import type { LockKey, LockManagerLike } from "../concurrency/locks.js";
 import type { Instances } from "../instances/instances.js";
 
-/** One database's store and lock manager, as every map and log of it uses them. */
+/** One database's instances and lock manager, as every map and log of it uses them. */
 export interface Context {
   readonly instances: Instances;
   readonly locks: LockManagerLike;

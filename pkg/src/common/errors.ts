@@ -1,3 +1,5 @@
+// The one error class of the package and its stable codes (docs/errors.md), and the helpers
+// that make them from what the core, IndexedDB and stored data report.
 /** Every code an AttrmapError can carry; branch on these, not on messages (docs/errors.md says when each happens). */
 export const ERROR_CODES = [
   // Bad input (HTTP 400)

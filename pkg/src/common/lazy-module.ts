@@ -1,5 +1,6 @@
 // Code a page loads at the first call that needs it (an index's build or query, a transaction,
-// a resize, retention, paging, the feed's reader): a module imported dynamically, so that a page
+// a resize, retention, paging, the feed's reader; an export, an import, the engine's requests,
+// the HTTP handler's answers): a module imported dynamically, so that a page
 // which never calls it never loads it. A service worker may not import() (the HTML specification
 // forbids it), so the "attrmap" entry, which service workers, Node and bundled workers use,
 // provides every such module at start instead (src/index.ts).

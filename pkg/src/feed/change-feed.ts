@@ -1,6 +1,6 @@
 // The change feed, as a store gives it (docs/change-feed.md): the records of the committed
 // writes after a checkpoint, the checkpoint now, and acknowledging what has been moved. Records
-// are appended by every write (idb/feed.ts); these only read them, or drop the oldest.
+// are appended by every write (feed-records.ts); these only read them, or drop the oldest.
 
 import * as args from "../common/args.js";
 import type { Context } from "../common/context.js";

@@ -6,7 +6,7 @@ import { newIdentity } from "./identity.js";
 export const INSTANCES = "instances";
 /** The object store of the maps' metadata records, keyed by map name. */
 export const MAPS = "maps";
-/** The object store of every index's entries: keys only (see indexes/entries.ts), no values. */
+/** The object store of every index's entries: sorted keys, each holding its owner's entry (see indexes/entries.ts). */
 export const ENTRIES = "entries";
 /**
  * The object store of the change feed (docs/change-feed.md): one record per committed write, its

@@ -125,8 +125,8 @@ export class Query<E, K extends Owner = string> {
     return new Query(this.reader, this.index, this.condition, !this.backwards);
   }
 
-  private plan(limit: number, read: ReadPlan["read"] = "entries", after?: Array<string | number>): ReadPlan {
-    return { condition: this.condition, reverse: this.backwards, limit, after, read };
+  private plan(limit: number, read: ReadPlan["read"] = "entries"): ReadPlan {
+    return { condition: this.condition, reverse: this.backwards, limit, read };
   }
 
   /** The entries, up to `limit`, read in one transaction. */

@@ -56,7 +56,7 @@ interface Reads {
   entries: Map<string, KeyBounds[]>;
 }
 
-/** A context whose store notes what each read covers into `deps`; writes pass through. */
+/** A context whose instances note what each read covers into `deps`; writes pass through. */
 function tracking(ctx: Context, deps: Reads): Context {
   const note = (map: string, instance: string) => deps.instances.add(`${map}\u0000${instance}`);
   const instances = ctx.instances.observed((map, scope) => {

@@ -18,7 +18,7 @@ import type { LogContext } from "./log-context.js";
  * What one write does to a log, from its view and `current` (and, for a write that reads more,
  * the instances it reads and their values).
  */
-export type Change<R, T> = (
+export type LogEdit<R, T> = (
   view: LogView,
   current: R[],
   read: { names: string[]; values: unknown[] } | undefined,
@@ -46,7 +46,7 @@ export function write<I, R extends { sequence: number }, T>(
   l: LogContext<I, R>,
   options: WriteOptions,
   doing: string,
-  change: Change<R, T>,
+  change: LogEdit<R, T>,
   { deletesRange = false, all, layout = false }: LogWriteOptions = {},
 ): Promise<T> {
   const current = { key: l.currentLock(), mode: "exclusive" as const };
@@ -66,7 +66,7 @@ export function write<I, R extends { sequence: number }, T>(
 export function compute<I, R extends { sequence: number }, T>(
   l: LogContext<I, R>,
   snapshot: Snapshot,
-  change: Change<R, T>,
+  change: LogEdit<R, T>,
 ): Writes<T> {
   const { view, current } = l.checked(snapshot);
   const read = snapshot.all && { names: snapshot.names!, values: snapshot.all };
@@ -90,7 +90,7 @@ export function indexWrites<I, R extends { sequence: number }>(
 }
 
 /** What appending `inputs` writes: `current`, the chunks that fill up on the way (archived), the state. */
-export function appending<I, R extends { sequence: number }>(l: LogContext<I, R>, inputs: readonly I[]): Change<R, R[]> {
+export function appending<I, R extends { sequence: number }>(l: LogContext<I, R>, inputs: readonly I[]): LogEdit<R, R[]> {
   return (view, current) => {
     const plan = wasm.appendPlan(view.log, current.length, inputs.length);
     const records = inputs.map((item, i) => l.kind.make(plan.firstSequence + i, item));

@@ -22,7 +22,7 @@ export type EditPartitions<V, T> = (partition: (name: string) => Partition<V>, p
  * and rewrites them in one transaction. `change` edits partitions through `partition(name)`;
  * only those it asked for are written, and a partition left empty is removed.
  */
-export function edit<V, T>(
+function edit<V, T>(
   m: MapContext<V>,
   options: WriteOptions,
   place: (layout: PartitionedLayout) => Placement[],

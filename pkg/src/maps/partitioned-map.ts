@@ -217,7 +217,7 @@ export class PartitionedMap<V> {
 
   /**
    * A query of index `name`: `where("byCompany").equals("Acme").toArray()`. Each read is one
-   * readonly transaction over the index and the partitions its entries name; no lock.
+   * readonly transaction over the index's entries (which hold their keys' values); no lock.
    */
   where(name: string): Query<[string, V]> {
     return new Query<[string, V]>(indexReader(this.m.indexHost), indexName("name", name));

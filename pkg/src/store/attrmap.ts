@@ -64,7 +64,7 @@ export interface OpenOptions {
   maxChanges?: number | undefined;
 }
 
-/** The store's wasm module started where there is IndexedDB; else `unavailable`, no work done (a server rendering a page). */
+/** The core's wasm module started where there is IndexedDB; else `unavailable`, no work done (a server rendering a page). */
 async function started(ctx: Context): Promise<void> {
   ctx.instances.connection.needIndexedDB();
   await ready();

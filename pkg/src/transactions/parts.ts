@@ -151,7 +151,7 @@ export function partsOf(database: string, items: readonly unknown[]): Map<string
   return parts;
 }
 
-/** The locks of `parts` under the layouts their maps know: see the top of this file. */
+/** The locks of `parts` under the layouts their maps know: see the top of transaction.ts. */
 export function locksOf(ctx: Context, parts: ReadonlyMap<string, Part>): LockRequest[] {
   const requests: LockRequest[] = [];
   for (const [name, part] of parts) {

@@ -40,12 +40,12 @@ function run(module: WebAssembly.Module | BufferSource): void {
 }
 
 /**
- * Starts the store's wasm module, once, and resolves when it runs. Every store operation calls
+ * Starts the core's wasm module, once, and resolves when it runs. Every store operation calls
  * it first; in "attrmap/browser" (which fetches the module) the synchronous rules
  * (`emailPartition`, `keyPartition`, ...) need it to have resolved once; call it early to have
  * the module warm. Rejects with `storage_error` where the module cannot be loaded.
  */
-export const ready: () => Promise<void> = startOnce("the store's wasm module", async () => {
+export const ready: () => Promise<void> = startOnce("the core's wasm module", async () => {
   const module = await source!.later();
   if (!running) run(module); // a synchronous start may have come first
 });
