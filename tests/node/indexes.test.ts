@@ -574,3 +574,45 @@ test("a log object that saw an index being built keeps it with its appends, and 
   );
   assert.deepEqual((await other.where("byK").equals("a").keys()).slice(-2), [41, 42]);
 });
+
+test("an index entry that is not what an index holds is corrupt_data naming the index and its map", async () => {
+  const indexedDB = new IDBFactory();
+  const store = openAttrmap({ name: "corrupt-entry", indexedDB, IDBKeyRange, locks: new InProcessLocks() });
+  const map = await store.partitionedMap<{ company: string }>("m", { indexes: { byCompany: "company" } });
+  await map.upsert("ada", { company: "Acme" });
+  const log = await store.chunkedLog<{ company: string }>("l", { indexes: { byCompany: "company" } });
+  await log.append({ company: "Acme" });
+  // docs/storage.md, "Index entries": each entry holds [owner, value]; put something else in each.
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const open = indexedDB.open("corrupt-entry");
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+  await new Promise<void>((resolve, reject) => {
+    const tx = db.transaction("entries", "readwrite");
+    const entries = tx.objectStore("entries");
+    const all = entries.openCursor();
+    all.onsuccess = () => {
+      const cursor = all.result;
+      if (!cursor) return;
+      cursor.update("not an entry");
+      cursor.continue();
+    };
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+  });
+  db.close();
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => "ok",
+      (e: AttrmapError) => `${e.code}: ${e.message}`,
+    );
+  assert.equal(
+    await failure(map.where("byCompany").equals("Acme").toArray()),
+    'corrupt_data: index "byCompany" of map "m": an entry is not a [key, value] pair',
+  );
+  assert.equal(
+    await failure(log.where("byCompany").equals("Acme").toArray()),
+    'corrupt_data: index "byCompany" of map "l": an entry is not a [sequence, record] pair',
+  );
+});

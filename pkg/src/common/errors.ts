@@ -121,8 +121,9 @@ export function noIndexedDB(database: string): AttrmapError {
   );
 }
 
-/** An AttrmapError for stored data that breaks a rule, naming map and instance. */
-export function corrupt(map: string, instance: string | undefined, reason: string, cause?: unknown): AttrmapError {
-  const where = instance === undefined ? `map "${map}"` : `instance "${instance}" of map "${map}"`;
+/** An AttrmapError for stored data that breaks a rule, naming the map and the instance (or index) that holds it. */
+export function corrupt(map: string, at: string | { index: string } | undefined, reason: string, cause?: unknown): AttrmapError {
+  const of = typeof at === "object" ? `index "${at.index}" of ` : at === undefined ? "" : `instance "${at}" of `;
+  const where = `${of}map "${map}"`;
   return new AttrmapError("corrupt_data", `${where}: ${reason}`, cause === undefined ? undefined : { cause });
 }

@@ -1,7 +1,7 @@
 // The change feed (docs/change-feed.md): every committed write appends one record, in its own
 // readwrite transaction, to the `changes` object store. Its sequence comes from the store's key
 // generator, which every engine reverts when a transaction aborts (as the IndexedDB specification
-// asks): the sequences are gapless, in commit order (readwrite transactions over the store run one
+// asks): the sequences are gapless, in commit order (readwrite transactions over the object store run one
 // at a time), and a write reads nothing first to learn its own. Records leave only from the oldest
 // end (acknowledged, or past the bound), and the newest is always kept, so the checkpoint is never lost.
 

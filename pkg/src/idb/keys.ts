@@ -1,11 +1,11 @@
-// The keys of the entries store as plain values (no DOM types, so that the public declarations
+// The keys of the `entries` object store as plain values (no DOM types, so that the public declarations
 // that name them compile anywhere): each entry's key is an array that ends with its owner, and
 // keys are ordered as IndexedDB orders them.
 
-/** A key of the entries store, or a bound of a range of them. */
+/** A key of the `entries` object store, or a bound of a range of them. */
 export type Key = string | number | Key[];
 
-/** An entry's key in the `entries` store. */
+/** An entry's key in the `entries` object store. */
 export type EntryKey = Array<string | number>;
 /** Who an entry points at: a map's canonical key, or a log's sequence. */
 export type Owner = string | number;
@@ -33,7 +33,7 @@ export function ownerOf(key: Key): Owner {
 }
 
 /**
- * Compares two keys as IndexedDB does, for the keys of this store (numbers, strings and
+ * Compares two keys as IndexedDB does, for the keys of this object store (numbers, strings and
  * arrays of them): numbers < strings < arrays; strings by UTF-16 code units; arrays element by
  * element, a prefix first.
  */

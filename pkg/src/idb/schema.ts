@@ -10,7 +10,7 @@ export const MAPS = "maps";
 export const ENTRIES = "entries";
 /**
  * The object store of the change feed (docs/change-feed.md): one record per committed write, its
- * key path `seq` numbered by the store's key generator.
+ * key path `seq` numbered by the object store's key generator.
  */
 export const CHANGES = "changes";
 /** The object store of the database's own records: its identity. */
@@ -25,7 +25,7 @@ export const DB_VERSION = 5;
  * current schema. Version 1 stored a log's chunk size as one number and no key rule: a log
  * becomes one segment, and a partitioned map takes the key rule it is next opened with.
  * Version 2 had no identity: it gets one now, as a new database does. Version 3 had no
- * indexes: its maps have none, so the new store starts empty. Version 4 had no change feed: it
+ * indexes: its maps have none, so the new object store starts empty. Version 4 had no change feed: it
  * starts empty, at sequence 1 (no checkpoint was ever given out).
  */
 export function upgrade(tx: IDBTransaction, oldVersion: number): void {

@@ -2,7 +2,7 @@
 // owner) in the `entries` object store, `[map, index, kind1, payload1, ..., owner]`, where the
 // owner is a map's canonical key or a log's sequence. IndexedDB orders array keys element by
 // element, and each element of a value is a `[kind, payload]` pair whose kinds are numbered in
-// the index's order, so the store keeps every index sorted as docs/indexes.md orders it, and
+// the index's order, so the object store keeps every index sorted as docs/indexes.md orders it, and
 // equal values in owner order. Each entry holds `[owner, value]`, a copy of its owner's entry,
 // so that a query reads its results alone with one getAll, as an IndexedDB index does, not the
 // partitions they are in.

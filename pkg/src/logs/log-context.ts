@@ -36,13 +36,12 @@ export class LogContext<I, R extends { sequence: number }> {
       refresh: async () => void this.viewOf((await ctx.instances.read(name, [])).meta),
       withLayout: (read) => read((raw) => void this.viewOf(raw)),
       decode: (held, index) => {
-        const where = `index "${index}"`;
         const [sequence, record] = Array.isArray(held) && held.length === 2 ? held : [undefined, undefined];
         if (typeof sequence !== "number" || typeof record !== "object" || record === null || record.sequence !== sequence)
-          throw corrupt(name, where, "an entry is not a [sequence, record] pair");
+          throw corrupt(name, { index }, "an entry is not a [sequence, record] pair");
         const problem = kind.problem(record);
         if (problem !== undefined)
-          throw corrupt(name, where, `record ${sequence} is not a ${kind.recordName} record: ${problem}`);
+          throw corrupt(name, { index }, `record ${sequence} is not a ${kind.recordName} record: ${problem}`);
         return record as R;
       },
     };

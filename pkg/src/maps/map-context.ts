@@ -54,9 +54,9 @@ export class MapContext<V> {
       withLayout: (read) => this.withLayout((layout) => read((raw) => this.current(raw, layout))),
       decode: (held, index) => {
         const [owner, value] = isEntry(held) ? held : [undefined, undefined];
-        if (owner === undefined) throw corrupt(name, `index "${index}"`, "an entry is not a [key, value] pair");
+        if (owner === undefined) throw corrupt(name, { index }, "an entry is not a [key, value] pair");
         const problem = this.kind?.problem(owner, value);
-        if (problem !== undefined) throw corrupt(name, `index "${index}"`, problem);
+        if (problem !== undefined) throw corrupt(name, { index }, problem);
         return [owner, value as V];
       },
     };
