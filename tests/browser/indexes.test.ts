@@ -6,6 +6,7 @@
 // browser killed (SIGKILL, as crash.test.ts does) during a build and during indexed writes.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { PartitionedMap } from "attrmap";
 import "./page-types.js";
 import { type EngineBrowser, within } from "./engines.js";
 import { onOneProfile, openPage, type Tab, useProfile } from "./harness.js";
@@ -30,6 +31,13 @@ function expectedOrder(entries: Array<[string, Person]>, field: "company" | "tie
 
 test("an index is built in one tab while another reads and writes; every index then equals a scan of the values", async () => {
   const [a, b] = [await openPage(env.browser, env.server.origin), await openPage(env.browser, env.server.origin)];
+  // Tab b opens the map first, so that its first write follows the build's start by one round
+  // trip to the browser (opening it after took longer than a whole build in WebKit, under load).
+  await b.evaluate(async () => {
+    const w = window as unknown as { people: Promise<PartitionedMap<Person>> };
+    w.people = window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<Person>("people");
+    await w.people;
+  });
   await a.evaluate(
     async ({ n, companies }) => {
       const map = await window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<unknown>("people");
@@ -48,7 +56,7 @@ test("an index is built in one tab while another reads and writes; every index t
   );
   // Tab b writes and reads while the build runs: one write at a time, each timed.
   const during = await b.evaluate(async () => {
-    const map = await window.attrmap.openAttrmap({ name: "indexed" }).partitionedMap<Person>("people");
+    const map = await (window as unknown as { people: Promise<PartitionedMap<Person>> }).people;
     const done: Array<{ at: number; read: boolean }> = [];
     for (let i = 0; i < 40; i++) {
       await map.upsert(`p${i * 7}`, { company: i % 2 ? "Acme" : "Omega", tier: 9, tags: ["moved"] });
