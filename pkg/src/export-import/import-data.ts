@@ -91,7 +91,7 @@ async function* lines(source: unknown): AsyncGenerator<string> {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === "number" ? v : Number.NaN);
-const str = (v: unknown, fallback = "\u0000"): string => (typeof v === "string" ? v : fallback);
+const str = (v: unknown): string => (typeof v === "string" ? v : "\u0000");
 
 /** What one map of the import becomes: its metadata record, once its lines are all read. */
 interface Plan {

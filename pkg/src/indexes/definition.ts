@@ -8,7 +8,7 @@ import { AttrmapError } from "../common/errors.js";
 import type { WriteOptions } from "../concurrency/locks.js";
 
 /** The longest index name, in UTF-16 code units: a name is part of every entry's key. */
-export const MAX_INDEX_NAME_LENGTH = 256;
+const MAX_INDEX_NAME_LENGTH = 256;
 /** The most indexes one map may have: every write computes the entries of each. */
 export const MAX_INDEXES = 64;
 
@@ -80,7 +80,7 @@ function onePath(name: string, value: unknown): string {
 }
 
 /** A key path, checked: one dotted path, or an array of 1 to 16 of them. */
-export function keyPath(name: string, value: unknown): string | string[] {
+function keyPath(name: string, value: unknown): string | string[] {
   if (!args.isArray(value)) return onePath(name, value);
   const paths = args.list<unknown>(name, value, MAX_COMPOUND_LENGTH).map((p, i) => onePath(`${name}[${i}]`, p));
   if (paths.length === 0) throw args.invalid(`${name} must name at least one path`);

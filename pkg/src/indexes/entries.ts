@@ -29,7 +29,7 @@ function steps(path: string): string[] {
  * or a proxy's trap never runs (a stored value is plain data; a caller's value is read as the
  * copy IndexedDB stores would be).
  */
-export function atPath(value: unknown, path: readonly string[]): unknown {
+function atPath(value: unknown, path: readonly string[]): unknown {
   let at = value;
   for (const step of path) {
     if (typeof at !== "object" || at === null) return undefined;
@@ -46,7 +46,7 @@ export function atPath(value: unknown, path: readonly string[]): unknown {
 }
 
 /** The flat `[kind, payload, ...]` of each distinct value `value` has in the index (none: not in it). */
-export function indexValuesOf(def: IndexDefinition, value: unknown): Array<Array<string | number>> {
+function indexValuesOf(def: IndexDefinition, value: unknown): Array<Array<string | number>> {
   if (Array.isArray(def.keyPath)) {
     const flat: Array<string | number> = [];
     for (const path of def.keyPath) {
@@ -70,7 +70,7 @@ export function indexValuesOf(def: IndexDefinition, value: unknown): Array<Array
 }
 
 /** One string per distinct flattened value (the kind tells a string from a number). */
-export function pairId(flat: readonly (string | number)[]): string {
+function pairId(flat: readonly (string | number)[]): string {
   return JSON.stringify(flat);
 }
 

@@ -14,7 +14,7 @@ const MAGIC = [0x00, 0x61, 0x73, 0x6d];
  * the caller uses its inlined copy). Dev servers that move the package do that: Vite's
  * dependency pre-bundling puts it in node_modules/.vite/deps/, where the URL gets its index.html.
  */
-export async function wasmBeside(url: URL): Promise<Response | Uint8Array<ArrayBuffer> | undefined> {
+async function wasmBeside(url: URL): Promise<Response | Uint8Array<ArrayBuffer> | undefined> {
   let response: Response;
   try {
     response = await fetch(url);
