@@ -10,6 +10,7 @@ import { DEX_SAMPLE_NAMES, exportDexRequests } from "attrmap/dex";
 import { exportData, importData } from "attrmap/export-import";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import protobuf from "protobufjs";
+import { rawPut } from "../shared/raw-idb.js";
 import { refPartition } from "../shared/reference.js";
 
 const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
@@ -369,18 +370,7 @@ test("a map of 0.1 (no key rule stored) is not exportable until it is opened onc
   await (await store.partitionedMap<number>("old")).upsert("k", 1);
   store.close();
   // What 0.1 stored: a layout record without keyRule (docs/storage.md), written here by hand.
-  const db = await new Promise<IDBDatabase>((resolve, reject) => {
-    const open = indexedDB.open("attrmap");
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error);
-  });
-  await new Promise<void>((resolve, reject) => {
-    const tx = db.transaction("maps", "readwrite");
-    tx.objectStore("maps").put({ kind: "partitioned", layoutVersion: 1, partitionCount: 1000 }, "old");
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
-  });
-  db.close();
+  await rawPut("attrmap", "maps", "old", { kind: "partitioned", layoutVersion: 1, partitionCount: 1000 }, indexedDB);
   assert.match(await outcome(text(exportData(store))), /^not_exportable: map "old" was written by attrmap 0\.1/);
   await store.partitionedMap("old");
   assert.match(await text(exportData(store)), /"keyRule":"exact"/);

@@ -10,6 +10,7 @@ import { AttrmapError, InProcessLocks, openAttrmap, type PartitionedMap, type Qu
 import { exportText, importData } from "attrmap/export-import";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { seeded } from "../shared/random.js";
+import { rawWrite } from "../shared/raw-idb.js";
 
 const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
 const code = (p: Promise<unknown>) =>
@@ -583,25 +584,20 @@ test("an index entry that is not what an index holds is corrupt_data naming the 
   const log = await store.chunkedLog<{ company: string }>("l", { indexes: { byCompany: "company" } });
   await log.append({ company: "Acme" });
   // docs/storage.md, "Index entries": each entry holds [owner, value]; put something else in each.
-  const db = await new Promise<IDBDatabase>((resolve, reject) => {
-    const open = indexedDB.open("corrupt-entry");
-    open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error);
-  });
-  await new Promise<void>((resolve, reject) => {
-    const tx = db.transaction("entries", "readwrite");
-    const entries = tx.objectStore("entries");
-    const all = entries.openCursor();
-    all.onsuccess = () => {
-      const cursor = all.result;
-      if (!cursor) return;
-      cursor.update("not an entry");
-      cursor.continue();
-    };
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
-  });
-  db.close();
+  await rawWrite(
+    "corrupt-entry",
+    "entries",
+    (entries) => {
+      const all = entries.openCursor();
+      all.onsuccess = () => {
+        const cursor = all.result;
+        if (!cursor) return;
+        cursor.update("not an entry");
+        cursor.continue();
+      };
+    },
+    indexedDB,
+  );
   const failure = (p: Promise<unknown>) =>
     p.then(
       () => "ok",

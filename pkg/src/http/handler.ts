@@ -120,9 +120,8 @@ export function createHandler(store: Attrmap, options: HandlerOptions = {}): Att
   }) as AttrmapHandler;
   const origin = (globalThis as { location?: Location }).location?.origin;
   handler.handles = (request) => {
-    if (origin !== undefined && new URL(request.url).origin !== origin) return false;
-    const { pathname } = new URL(request.url);
-    return ENDPOINTS.some((e) => e.path === pathname);
+    const url = new URL(request.url);
+    return (origin === undefined || url.origin === origin) && ENDPOINTS.some((e) => e.path === url.pathname);
   };
   return handler;
 }

@@ -27,7 +27,6 @@ export function searchEntries(
   doing: string,
 ): Promise<{ meta: unknown; keys: EntryKey[]; values: unknown[] }> {
   const { keyRange } = instances.connection;
-  const own = <V>(value: V): V => instances.connection.toThisRealm(value);
   const bound = (r: KeyBounds) => keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen);
   const count = Number.isFinite(limit) ? limit : undefined;
   return instances.reading(
@@ -60,7 +59,7 @@ export function searchEntries(
         keys.length = Math.min(keys.length, limit);
         values.length = Math.min(values.length, limit);
       }
-      return { meta: own(await meta), keys, values: values.map(own) };
+      return { meta: instances.own(await meta), keys, values: values.map(instances.own) };
     },
     { walk: reverse },
   );
@@ -80,7 +79,7 @@ export function countEntries(
       request(tx.objectStore(MAPS).get(map), doing),
       ...ranges.map((r) => request(entries.count(keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen)), doing)),
     ]);
-    return { meta: instances.connection.toThisRealm(meta), count: counts.reduce((a: number, b) => a + (b as number), 0) };
+    return { meta: instances.own(meta), count: counts.reduce((a: number, b) => a + (b as number), 0) };
   });
 }
 

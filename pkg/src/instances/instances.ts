@@ -143,7 +143,7 @@ export class Instances {
   }
 
   /** A stored value as this realm's (see Connection.toThisRealm). */
-  private own = <V>(value: V): V => this.connection.toThisRealm(value);
+  readonly own = <V>(value: V): V => this.connection.toThisRealm(value);
 
   /** Reads the metadata of `map` and `instances` of it in one readonly transaction, with no lock. */
   async read(map: string, instances: readonly string[]): Promise<Snapshot> {

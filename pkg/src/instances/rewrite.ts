@@ -30,7 +30,6 @@ export async function rewriteMap<T>(
   doing: string,
   body: (tx: Rewrite) => Promise<T>,
 ): Promise<T> {
-  const own = <V>(value: V): V => instances.connection.toThisRealm(value);
   const changed = new Set<string>();
   let before: unknown;
   let after: object | undefined;
@@ -47,11 +46,11 @@ export async function rewriteMap<T>(
       ]);
       const names = keys.map((key) => (key as [string, string])[1]);
       for (const name of names) changed.add(name);
-      before = own(meta);
+      before = instances.own(meta);
       result = await body({
         meta: before,
         names,
-        values: values.map(own),
+        values: values.map(instances.own),
         clear: () => attempt(doing, () => void issued.push(store.delete(instances.instancesOf(map)))),
         put: async (instance, value) => {
           changed.add(instance);
