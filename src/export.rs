@@ -2,7 +2,8 @@
 //! map in name order its layout line, a log's state line, and one line per instance in name
 //! order. `Verifier` checks an export line by line, so nothing is written from one that breaks
 //! a rule: a reader parses each line and reports what it found; the first rule broken is an
-//! error naming the line, what is wrong, and a stable reason name in parentheses.
+//! error naming the line, what is wrong, and a stable reason name in parentheses. A caller whose
+//! lines are not a file's (a pull of the engine's attributes) names each line itself (`label`).
 
 use crate::chunk::{Log, LogState};
 use crate::email::canonical_email_address;
@@ -58,15 +59,17 @@ impl MapCheck {
 #[derive(Debug, Default)]
 pub struct Verifier {
     line: u64,
+    /// What messages call the lines from the last `label` on, instead of `line N`.
+    label: Option<String>,
     header: bool,
     last_map: Option<String>,
     map: Option<MapCheck>,
     summary: Summary,
 }
 
-/// `line N: <message> (<reason>)`, the form of every refusal.
-fn at_line(line: u64, reason: &str, message: impl Piece) -> Error {
-    Error::invalid_argument(text!("line ", line, ": ", message, " (", reason, ")"))
+/// `<where>: <message> (<reason>)`, the form of every refusal; `where` is `line N` or a label.
+fn at(place: &str, reason: &str, message: impl Piece) -> Error {
+    Error::invalid_argument(text!(place, ": ", message, " (", reason, ")"))
 }
 
 /// The header line, as the messages about it spell it.
@@ -84,8 +87,18 @@ impl Verifier {
         self.line + 1
     }
 
+    /// Names the next lines `label` in messages (`attribute "k"`) instead of by number, until the next label.
+    pub fn label(&mut self, label: &str) {
+        self.label = Some(label.to_string());
+    }
+
+    /// What messages call the line being checked.
+    fn place(&self) -> String {
+        self.label.clone().unwrap_or_else(|| text!("line ", self.line))
+    }
+
     fn fail(&self, reason: &str, message: impl Piece) -> Error {
-        at_line(self.line, reason, message)
+        at(&self.place(), reason, message)
     }
 
     /// Counts a line and checks the header came first.
@@ -183,14 +196,14 @@ impl Verifier {
     pub fn state(&mut self, map: &str, next_sequence: f64, latest: &str) -> Result<()> {
         self.next_line()?;
         self.check_map(map)?;
-        let line = self.line;
+        let place = self.place();
         let Some(MapCheck::Chunked { segments, log, last: None, .. }) = &mut self.map else {
             return Err(self.fail("bad-line", "a state line belongs right after a chunked log's layout line, once"));
         };
         if log.is_some() {
-            return Err(at_line(line, "bad-line", "a log has one state line"));
+            return Err(at(&place, "bad-line", "a log has one state line"));
         }
-        let bad = |e: Error| at_line(line, "bad-state", e.message);
+        let bad = |e: Error| at(&place, "bad-state", e.message);
         let next_sequence = whole_number("nextSequence", next_sequence, 1, MAX_SEQUENCE + 1).map_err(bad)?;
         let state = LogState { next_sequence, latest_archived_chunk_token: latest.to_string() };
         // Checked as if nothing older than `current` were retained; archives may follow.
@@ -251,8 +264,8 @@ impl Verifier {
     pub fn chunk(&mut self, map: &str, instance: &str, sequences: &[f64]) -> Result<()> {
         self.next_line()?;
         self.check_map(map)?;
-        let line = self.line;
-        let fail = |reason: &str, message: String| at_line(line, reason, message);
+        let place = self.place();
+        let fail = |reason: &str, message: String| at(&place, reason, message);
         let Some(MapCheck::Chunked { log, last, next_start, retained_from, .. }) = &mut self.map else {
             return Err(fail("bad-line", text!("map \"", clip(map), "\" is a partitioned map: its instances are partitions")));
         };
@@ -450,5 +463,21 @@ mod tests {
         assert_eq!(reason(Verifier::new().finish()), "bad-header");
         let mut v = start();
         assert_eq!(v.bad_line("invalid-json", "not JSON").message, "line 2: not JSON (invalid-json)");
+    }
+
+    #[test]
+    fn a_label_names_the_lines_after_it_in_messages() {
+        let mut v = Verifier::new();
+        v.header(FORMAT, 1.0).unwrap();
+        v.label("the layout of map \"A\"");
+        v.partitioned_layout("A", 1.0, 1000.0, "email").unwrap();
+        v.label("attribute \"m/partition-001\"");
+        let (b, e) = keys(&["bob@example.com"]);
+        let message = v.partition("A", "partition-001", &b, &e).unwrap_err().message;
+        assert_eq!(
+            message,
+            "attribute \"m/partition-001\": key \"bob@example.com\" hashes to another partition than partition-001 \
+             (key-in-wrong-partition)"
+        );
     }
 }

@@ -4,7 +4,8 @@
 //! when the file differs. `ATTRMAP_WRITE_CONSTANTS=1 cargo test --test pkg_constants` writes it.
 
 use attrmap::bindings::{
-    AppendPlanSlot, ChunkSizeChangeSlot, DropPlanSlot, IndexValueKind, LogBookSlot, LogCheckSlot, MAX_TEXT_LENGTH,
+    AppendPlanSlot, ChunkSizeChangeSlot, DropPlanSlot, IndexValueKind, LogBookSlot, LogCheckSlot, MergeFact, MergeOutcome,
+    MAX_TEXT_LENGTH,
 };
 use attrmap::{
     ChunkSize, KeyRule, PartitionCount, CURRENT, EXPORT_FORMAT, EXPORT_VERSION, FIRST_LAYOUT_VERSION, FNV_OFFSET_BASIS,
@@ -54,13 +55,15 @@ fn render() -> String {
     }
     // The arrays that cross the boundary, each number by name (src/bindings/mod.rs says what each holds),
     // and the codes of an index value's kinds.
-    let slots: [(&str, &[&str]); 6] = [
+    let slots: [(&str, &[&str]); 8] = [
         ("LogBookSlot", LogBookSlot::NAMES),
         ("LogCheckSlot", LogCheckSlot::NAMES),
         ("AppendPlanSlot", AppendPlanSlot::NAMES),
         ("ChunkSizeChangeSlot", ChunkSizeChangeSlot::NAMES),
         ("DropPlanSlot", DropPlanSlot::NAMES),
         ("IndexValueKind", IndexValueKind::NAMES),
+        ("MergeFact", MergeFact::NAMES),
+        ("MergeOutcome", MergeOutcome::NAMES),
     ];
     for (set, names) in slots {
         let prefix = screaming(set.trim_end_matches("Slot"));

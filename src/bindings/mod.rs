@@ -148,6 +148,26 @@ slots! {
     }
 }
 
+slots! {
+    /// What `mergeDecisions` is told of each entry (or log), one byte each: bit `1 << slot` is
+    /// set when the fact holds (see `sync.rs`).
+    MergeFact {
+        LocalIsBase,
+        RemoteIsBase,
+        Equal,
+    }
+}
+
+slots! {
+    /// What `mergeDecisions` answers for each entry (or log), one byte each (see `sync::Merge`).
+    MergeOutcome {
+        Same,
+        TakeRemote,
+        KeepLocal,
+        Conflict,
+    }
+}
+
 /// A log's bookkeeping as it crosses: `book` (see `LogBookSlot`) plus its latest archived chunk
 /// token. It is checked on every call, and any inconsistency is `corrupt_data` (the caller read
 /// it from storage).

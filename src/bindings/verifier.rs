@@ -3,8 +3,30 @@
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
+use super::{MergeFact, MergeOutcome};
 use crate::error::Result;
 use crate::export;
+use crate::sync::{merge, Merge};
+
+/// What a pull does with each entry (or log) whose facts are `facts` (MergeFact bits, one byte
+/// each): a MergeOutcome each.
+#[wasm_bindgen(js_name = mergeDecisions)]
+pub fn merge_decisions(facts: &[u8]) -> Vec<u8> {
+    let holds = |f: u8, fact: MergeFact| f & (1 << fact as u8) != 0;
+    facts
+        .iter()
+        .map(|&f| {
+            let outcome =
+                match merge(holds(f, MergeFact::LocalIsBase), holds(f, MergeFact::RemoteIsBase), holds(f, MergeFact::Equal)) {
+                    Merge::Same => MergeOutcome::Same,
+                    Merge::TakeRemote => MergeOutcome::TakeRemote,
+                    Merge::KeepLocal => MergeOutcome::KeepLocal,
+                    Merge::Conflict => MergeOutcome::Conflict,
+                };
+            outcome as u8
+        })
+        .collect()
+}
 
 /// Checks an export line by line (see `export.rs`); each method is one line. The caller reads
 /// each line's JSON and passes what it found; call `free()` when done.
@@ -23,6 +45,11 @@ impl JsExportVerifier {
     #[wasm_bindgen(js_name = badLine)]
     pub fn bad_line(&mut self, reason: &str, what: &str) -> JsValue {
         self.0.bad_line(reason, what).into()
+    }
+
+    /// Names the lines from here on `label` in messages, instead of by number.
+    pub fn label(&mut self, label: &str) {
+        self.0.label(label)
     }
 
     pub fn header(&mut self, format: &str, version: f64) -> Result<()> {

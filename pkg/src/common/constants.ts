@@ -106,3 +106,25 @@ export const INDEX_VALUE_KIND_DATE = 4;
 export const INDEX_VALUE_KIND_TEXT = 5;
 /** The numbers of IndexValueKind. */
 export const INDEX_VALUE_KIND_LENGTH = 6;
+
+// MergeFact of src/bindings/mod.rs: each number's name, and how many there are.
+/** MergeFact::LocalIsBase */
+export const MERGE_FACT_LOCAL_IS_BASE = 0;
+/** MergeFact::RemoteIsBase */
+export const MERGE_FACT_REMOTE_IS_BASE = 1;
+/** MergeFact::Equal */
+export const MERGE_FACT_EQUAL = 2;
+/** The numbers of MergeFact. */
+export const MERGE_FACT_LENGTH = 3;
+
+// MergeOutcome of src/bindings/mod.rs: each number's name, and how many there are.
+/** MergeOutcome::Same */
+export const MERGE_OUTCOME_SAME = 0;
+/** MergeOutcome::TakeRemote */
+export const MERGE_OUTCOME_TAKE_REMOTE = 1;
+/** MergeOutcome::KeepLocal */
+export const MERGE_OUTCOME_KEEP_LOCAL = 2;
+/** MergeOutcome::Conflict */
+export const MERGE_OUTCOME_CONFLICT = 3;
+/** The numbers of MergeOutcome. */
+export const MERGE_OUTCOME_LENGTH = 4;

@@ -23,6 +23,11 @@ export class ExportChecker {
     return toAttrmapError(this.verifier.badLine(reason, what)) as AttrmapError;
   }
 
+  /** Names the lines from here on `label` in messages (`attribute "k"`), instead of by number. */
+  label(label: string): void {
+    this.verifier.label(label);
+  }
+
   header(format: string, version: number): void {
     callCore(() => this.verifier.header(format, version));
   }
@@ -61,4 +66,9 @@ export class ExportChecker {
   free(): void {
     this.verifier.free();
   }
+}
+
+/** What a pull does with each entry or log whose facts (MERGE_FACT_* bits, one byte each) are `facts`: MERGE_OUTCOME_* each. */
+export function mergeDecisions(facts: Uint8Array): Uint8Array {
+  return callCore(() => wasm.mergeDecisions(facts));
 }
