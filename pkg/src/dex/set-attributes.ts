@@ -13,7 +13,8 @@ import { checkpoint as feedCheckpoint } from "../feed/change-feed.js";
 import * as wasm from "../wasm/core-module.js";
 import { type ChangedItem, changedItems, changedSince } from "./increment.js";
 import { indexInstances } from "./index-instances.js";
-import { DEX_SAMPLE_NAMES, type DexMapNames, type DexSdk } from "./sample-names.js";
+import { escapeInstance, namesOption, optionalString, renamed } from "./names-option.js";
+import type { DexMapNames, DexSdk } from "./sample-names.js";
 
 /** Which flow `exportDexRequests(store, options)` targets, and under which names. */
 export interface DexExportOptions {
@@ -60,11 +61,6 @@ export interface DexRequest {
 const REQUEST_LIMIT = 16 * 1024 * 1024;
 const ATTRIBUTES_LIMIT = REQUEST_LIMIT - 1024 * 1024;
 
-/** An instance name as the TypeScript SDK escapes it in a key (the others agree on partition names and tokens). */
-function escapeInstance(instance: string): string {
-  return encodeURIComponent(instance).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 const encoder = new TextEncoder();
 /** Uint8Array's own base64 (Chromium 140, Firefox 133, Safari 18.2), where the engine has it. */
 const toBase64 = (Uint8Array.prototype as { toBase64?: (this: Uint8Array) => string }).toBase64;
@@ -84,72 +80,6 @@ function base64(json: string): string {
 /** `{"key": ..., "value": {"objValue": {"encoding": "json", "payload": base64}}}` for a value's JSON text. */
 function attribute(key: string, json: string): string {
   return `{"key":${JSON.stringify(key)},"value":{"objValue":{"encoding":"json","payload":"${base64(json)}"}}}`;
-}
-
-/** A record (a plain object) with its fields renamed as `fields` says; anything else as it is. */
-function renamed(value: unknown, fields: Readonly<Record<string, string>>): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value))
-    Object.defineProperty(out, fields[k] ?? k, { value: v, enumerable: true, writable: true, configurable: true });
-  return out;
-}
-
-/** An optional string field of a caller's object. */
-function optionalString(owner: string, o: object, key: string): string | undefined {
-  const value = args.field(owner, o, key);
-  return value === undefined ? undefined : args.string(`${owner}.${key}`, value);
-}
-
-/** An optional object of string fields, copied (`__proto__` stays an own field, never a prototype). */
-function stringFields(owner: string, o: object, key: string, keys?: readonly string[]): Record<string, string> | undefined {
-  const value = args.field(owner, o, key);
-  if (value === undefined) return undefined;
-  const from = args.object(`${owner}.${key}`, value);
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const k of keys ?? args.keysOf(`${owner}.${key}`, from))
-    out[k] = args.string(`${owner}.${key}.${k}`, args.field(`${owner}.${key}`, from, k));
-  return out;
-}
-
-/** Record fields that rename something, or undefined (a record is sent as it is). */
-function renaming(fields: Record<string, string> | undefined): Record<string, string> | undefined {
-  return fields && Object.keys(fields).length > 0 ? fields : undefined;
-}
-
-/** The caller's Dex names for one map, checked and copied, or undefined when it has none. */
-function namesOf(names: object, map: string, given: boolean): DexMapNames | undefined {
-  if (!Object.hasOwn(names, map)) return undefined;
-  const owner = given ? `options.names[${JSON.stringify(map)}]` : `the ${map} preset`;
-  const o = args.object(owner, args.field("options.names", names, map));
-  const attributeMap = args.string(`${owner}.attributeMap`, args.field(owner, o, "attributeMap"));
-  if (attributeMap === "") throw args.invalid(`${owner}.attributeMap must not be empty`);
-  const state = stringFields(owner, o, "stateFields", ["nextSequence", "latestArchivedChunkToken"]);
-  return {
-    attributeMap,
-    valueField: optionalString(owner, o, "valueField"),
-    recordFields: renaming(stringFields(owner, o, "recordFields")),
-    stateAttribute: optionalString(owner, o, "stateAttribute"),
-    stateFields: state && { nextSequence: state.nextSequence!, latestArchivedChunkToken: state.latestArchivedChunkToken! },
-    indexes: stringFields(owner, o, "indexes"),
-  };
-}
-
-/** The names to send each map under: a reference SDK's preset, or the caller's own. */
-function namesOption(o: object): (map: string) => DexMapNames | undefined {
-  const sdk = args.field("options", o, "sdk");
-  const names = args.field("options", o, "names");
-  if ((sdk === undefined) === (names === undefined))
-    throw args.invalid('pass exactly one of options.sdk ("python", "typescript", "go", "java", "rust") and options.names');
-  if (names !== undefined) {
-    const given = args.object("options.names", names);
-    return (map) => namesOf(given, map, true);
-  }
-  const name = args.string("options.sdk", sdk);
-  if (!Object.hasOwn(DEX_SAMPLE_NAMES, name))
-    throw args.invalid(`options.sdk must be "python", "typescript", "go", "java" or "rust", got "${name}"`);
-  const preset = DEX_SAMPLE_NAMES[name as DexSdk];
-  return (map) => namesOf(preset, map, false);
 }
 
 /** `options.indexes`, checked: undefined for no index, else the partition count of every index (undefined: its map's). */
