@@ -5,8 +5,9 @@
 // first call (common/lazy-module.ts). It runs in Node, workers and service workers, which may
 // not import().
 import "./wasm/init.js";
-import { dexRequestsCode, indexPartitionCode } from "./dex/index.js";
+import { dexPullCode, dexRequestsCode, indexPartitionCode } from "./dex/index.js";
 import * as indexPlacement from "./dex/index-partition.js";
+import * as dexPull from "./dex/pull.js";
 import * as dexRequests from "./dex/set-attributes.js";
 import * as exporting from "./export-import/export-data.js";
 import * as importing from "./export-import/import-data.js";
@@ -26,6 +27,7 @@ import * as resize from "./maps/resize.js";
 import { feedReaderCode, transactionCode } from "./store/attrmap.js";
 import * as transaction from "./transactions/transaction.js";
 
+dexPullCode.provide(dexPull);
 dexRequestsCode.provide(dexRequests);
 indexPartitionCode.provide(indexPlacement);
 exportCode.provide(exporting);

@@ -5,16 +5,23 @@
 import { lazyModule } from "../common/lazy-module.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { ready } from "../wasm/core-module.js";
+import type { DexAttributeSource } from "./attribute-source.js";
 import type { IndexPartition, IndexValue } from "./index-partition.js";
+import type { DexImportOptions, DexImportResult } from "./pull.js";
 import type { DexExportOptions, DexRequest } from "./set-attributes.js";
 
+export type { DexAttribute, DexAttributeSource } from "./attribute-source.js";
 export type { IndexElement, IndexPartition, IndexValue } from "./index-partition.js";
+export type { DexConflict, DexEntryConflict, DexImportOptions, DexImportProgress, DexImportResult, DexLayout } from "./pull.js";
 export type { DexMapNames, DexSdk } from "./sample-names.js";
 export { DEX_SAMPLE_NAMES } from "./sample-names.js";
 export type { DexExportOptions, DexRequest } from "./set-attributes.js";
 
 /** @internal The requests' code. */
 export const dexRequestsCode = /* @__PURE__ */ lazyModule(() => import("./set-attributes.js"), "exportDexRequests()");
+
+/** @internal The pull's code. */
+export const dexPullCode = /* @__PURE__ */ lazyModule(() => import("./pull.js"), "importDexAttributes()");
 
 /** @internal An index value's placement, and the maintenance module's glue. */
 export const indexPartitionCode = /* @__PURE__ */ lazyModule(() => import("./index-partition.js"), "indexPartition()");
@@ -35,4 +42,19 @@ export async function* exportDexRequests(store: Attrmap, options: DexExportOptio
  */
 export async function indexPartition(value: IndexValue, partitionCount?: number): Promise<IndexPartition> {
   return (await indexPartitionCode.load()).indexPartition(value, partitionCount);
+}
+
+/**
+ * Merges the engine's copy of a flow's maps and logs (a GetAttributes or GetFlowState response,
+ * or its attributes) into `store`, all in one transaction (docs/sync.md): a map or log the store
+ * lacks, or holds empty, becomes the engine's copy; an entry changed on one side only takes that
+ * side's value; one both changed is a conflict, for `onConflict` or the engine's value, and reported.
+ */
+export async function importDexAttributes(
+  store: Attrmap,
+  source: DexAttributeSource,
+  options: DexImportOptions,
+): Promise<DexImportResult> {
+  const [{ pull }] = await Promise.all([dexPullCode.load(), ready()]);
+  return pull(contextOf(store), source, options);
 }

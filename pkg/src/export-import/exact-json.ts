@@ -109,3 +109,24 @@ export function partitionJson(entries: ReadonlyMap<unknown, unknown>): string {
     })
     .join(",")}}`;
 }
+
+/**
+ * `value`'s canonical JSON: object keys in UTF-16 code unit order at every depth, so that two
+ * values equal as data are equal as text whatever order their keys were written in; undefined
+ * when JSON cannot represent `value` exactly (such a value equals no JSON value).
+ */
+export function canonicalJson(value: unknown): string | undefined {
+  if (!plain(value, 0)) return undefined;
+  return JSON.stringify(value, (_, v: unknown) => {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort())
+      Object.defineProperty(sorted, k, {
+        value: (v as Record<string, unknown>)[k],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return sorted;
+  });
+}

@@ -151,8 +151,9 @@ export class Instances {
   }
 
   /**
-   * Reads, in one readonly transaction, the metadata and the instances each of `reads` names (for
-   * a transaction: the layouts its keys were placed under, and the instances it holds), with no lock.
+   * Reads, in one readonly transaction, the metadata and the instances each of `reads` names, and
+   * (see ReadAll) more of each (for a transaction: the layouts its keys were placed under, and the
+   * instances it holds; for a pull: the chunks of its logs), with no lock.
    */
   async readMaps(reads: readonly MapRead[]): Promise<Snapshot[]> {
     const [only] = reads;
@@ -162,19 +163,8 @@ export class Instances {
         : only!.instances.length === 1
           ? `reading "${only!.instances[0]}" of map "${only!.map}"`
           : `reading ${only!.instances.length} instances of map "${only!.map}"`;
-    for (const { map, instances } of reads) this.observer?.(map, instances);
-    const read = await readOnly(this.connection, doing, (tx) => {
-      const store = tx.objectStore(INSTANCES);
-      return Promise.all(
-        reads.map(({ map, instances }) =>
-          Promise.all([
-            request(tx.objectStore(MAPS).get(map), doing),
-            ...instances.map((i) => request(store.get([map, i]), doing)),
-          ]),
-        ),
-      );
-    });
-    return read.map(([meta, ...values]) => ({ meta: this.own(meta), values: values.map(this.own) }));
+    for (const { map, instances, all } of reads) this.observer?.(map, all ? "all" : instances);
+    return readOnly(this.connection, doing, (tx) => Promise.all(reads.map((r) => this.readIn(tx, r, doing))));
   }
 
   /** How many instances `map` has. */
@@ -230,7 +220,7 @@ export class Instances {
     // The instances each range delete removed, as the transaction found them (none if it is in doubt).
     let dropped: string[][] = reads.map(() => []);
     const result = await this.transaction("readwrite", doing, async (tx) => {
-      before = await Promise.all(reads.map((r) => this.readForWrite(tx, r, doing)));
+      before = await Promise.all(reads.map((r) => this.readIn(tx, r, doing)));
       decided = compute(before);
       const planned = decided.writes;
       const indexed: IDBRequest[] = [];
@@ -265,7 +255,7 @@ export class Instances {
   }
 
   /** Issues the requests of what `read` asks of one map in `tx`: its metadata, instances and (see ReadAll) more. */
-  private async readForWrite(tx: IDBTransaction, { map, instances, all }: MapRead, doing: string): Promise<Snapshot> {
+  private async readIn(tx: IDBTransaction, { map, instances, all }: MapRead, doing: string): Promise<Snapshot> {
     const store = tx.objectStore(INSTANCES);
     const walk = typeof all === "object" && "after" in all ? all : undefined;
     const between = typeof all === "object" && "between" in all ? all.between : undefined;

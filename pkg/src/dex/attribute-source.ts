@@ -1,0 +1,106 @@
+// The engine's attributes as a pull reads them (docs/sync.md): a GetAttributes or GetFlowState
+// response in protobuf JSON (text or parsed), or `{ key, value }` pairs one at a time, and each
+// value as the JSON an export wrote into it. A value the engine has not loaded (a blob ID) or of
+// another kind than the export writes is refused, naming the attribute.
+import * as args from "../common/args.js";
+import { MAX_TEXT_LENGTH } from "../common/constants.js";
+
+/** One attribute as the engine answers it (protobuf JSON of its `KV`). */
+export interface DexAttribute {
+  key: string;
+  value: unknown;
+}
+
+/** What a pull reads: a GetAttributes or GetFlowState response, as text or parsed, or its attributes one by one. */
+export type DexAttributeSource =
+  | string
+  | { attributes?: readonly DexAttribute[] }
+  | Iterable<DexAttribute>
+  | AsyncIterable<DexAttribute>;
+
+const isIterable = (v: object): v is Iterable<unknown> => typeof (v as Iterable<unknown>)[Symbol.iterator] === "function";
+const isAsyncIterable = (v: object): v is AsyncIterable<unknown> =>
+  typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
+
+/** The attributes of `source`, each `{ key, value }` checked for shape (the value is `decodeValue`'s). */
+export async function* attributesOf(source: unknown): AsyncGenerator<DexAttribute> {
+  let items: Iterable<unknown> | AsyncIterable<unknown>;
+  if (typeof source === "string") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(source);
+    } catch (e) {
+      throw args.invalid(`source is not JSON: ${(e as Error).message}`, e);
+    }
+    items = responseAttributes(parsed);
+  } else if (typeof source === "object" && source !== null && (isIterable(source) || isAsyncIterable(source))) {
+    items = source;
+  } else {
+    items = responseAttributes(source);
+  }
+  let i = 0;
+  for await (const item of items) {
+    const name = `source.attributes[${i++}]`;
+    const o = args.object(name, item);
+    const key = args.text(`${name}.key`, args.field(name, o, "key"));
+    yield { key, value: args.field(name, o, "value") };
+  }
+}
+
+/** The `attributes` of a GetAttributes or GetFlowState response (absent: none, as protobuf JSON leaves an empty list out). */
+function responseAttributes(response: unknown): readonly unknown[] {
+  const o = args.object("source", response);
+  const list = args.field("source", o, "attributes");
+  if (list === undefined) return [];
+  if (!args.isArray(list))
+    throw args.invalid(`source.attributes must be an array of { key, value }, got ${args.describeType(list)}`);
+  return list as readonly unknown[];
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The bytes of a protobuf JSON `bytes` field: base64, standard or URL-safe, padded or not. */
+function base64Bytes(text: string): Uint8Array | undefined {
+  const standard = text.replace(/-/g, "+").replace(/_/g, "/");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(standard)) return undefined;
+  try {
+    const binary = atob(standard.padEnd(Math.ceil(standard.length / 4) * 4, "="));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The JSON value an attribute holds (undefined: the engine's null value, nothing stored), or
+ * `invalid_argument` naming `key`: a blob ID the backend must first load, a kind of value the
+ * export never writes, or a payload that is not JSON.
+ */
+export function decodeValue(key: string, value: unknown): unknown {
+  const where = `attribute ${JSON.stringify(key)}`;
+  if (typeof value !== "object" || value === null)
+    throw args.invalid(`${where} has no value object, got ${args.describeType(value)}`);
+  const v = value as Record<string, unknown>;
+  if ("internalBlobIdForObjValue" in v || "internalBlobIdForStringValue" in v)
+    throw args.invalid(
+      `${where} holds a blob ID, not its value: the engine answers values over its blob threshold (1 KiB by default) so ` +
+        "until they are loaded; have the backend hydrate them with LoadBlobs before passing them on",
+    );
+  if ("nullValue" in v) return undefined;
+  const obj = v.objValue;
+  if (typeof obj !== "object" || obj === null)
+    throw args.invalid(
+      `${where} is not an object value (objValue) of JSON, as an export writes; found ${Object.keys(v).join(", ") || "nothing"}`,
+    );
+  const { encoding, payload } = obj as { encoding?: unknown; payload?: unknown };
+  if (encoding !== "json") throw args.invalid(`${where} has encoding ${JSON.stringify(encoding)}, not "json"`);
+  if (typeof payload !== "string" || payload.length > (MAX_TEXT_LENGTH * 4) / 3)
+    throw args.invalid(`${where} has no base64 payload of at most ${MAX_TEXT_LENGTH} bytes`);
+  const bytes = base64Bytes(payload);
+  if (bytes === undefined) throw args.invalid(`${where} has a payload that is not base64`);
+  try {
+    return JSON.parse(utf8.decode(bytes));
+  } catch (e) {
+    throw args.invalid(`${where} has a payload that is not JSON in UTF-8: ${(e as Error).message}`, e);
+  }
+}

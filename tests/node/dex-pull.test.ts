@@ -1,0 +1,251 @@
+// importDexAttributes (docs/sync.md) against a model of the engine's attribute store whose
+// requests and answers go through the engine's own protobuf classes (shared/engine-model.ts):
+// a restore gives back the engine's copy byte for byte; a value the engine has not loaded, or
+// an attribute out of place, writes nothing; every merge case of the three-way rule, from a
+// table computed here from the rule's text; logs taken, kept or refused whole.
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { type Attrmap, AttrmapError, InProcessLocks, openAttrmap } from "attrmap";
+import { type DexMapNames, type DexRequest, exportDexRequests, importDexAttributes } from "attrmap/dex";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { EngineModel } from "../shared/engine-model.js";
+
+const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
+const engines: EngineModel[] = [];
+const engine = () => {
+  const e = new EngineModel();
+  engines.push(e);
+  return e;
+};
+after(() => {
+  for (const e of engines) e.close();
+});
+
+const FLOW = "flow-1";
+/** The reference samples' two maps under the Python SDK's names, and a map of our own. */
+const NAMES: Record<string, DexMapNames> = {
+  CustomerProfilesByEmailPartition: {
+    attributeMap: "customer_profiles_by_email_partition",
+    valueField: "profiles_by_canonical_email",
+    recordFields: {
+      emailAddress: "email_address",
+      fullName: "full_name",
+      companyName: "company_name",
+      customerTier: "customer_tier",
+    },
+  },
+  SubscriberChunks: {
+    attributeMap: "subscriber_chunks",
+    valueField: "subscribers",
+    recordFields: { subscriberId: "subscriber_id", deliveryAddress: "delivery_address" },
+    stateAttribute: "subscriber_archive_state",
+    stateFields: { nextSequence: "next_sequence", latestArchivedChunkToken: "latest_archived_chunk_token" },
+  },
+  notes: { attributeMap: "notes" },
+};
+
+async function requests(store: Attrmap, maps?: string[]): Promise<DexRequest[]> {
+  const out: DexRequest[] = [];
+  for await (const r of exportDexRequests(store, { flowId: FLOW, names: NAMES, ...(maps ? { maps } : {}) })) out.push(r);
+  return out;
+}
+
+/** A store with profiles, 250 subscribers (two archives and current) and notes, one of them large and one keyed `__proto__`. */
+async function filled(): Promise<Attrmap> {
+  const store = fresh();
+  const directory = await store.customerDirectory();
+  for (let i = 0; i < 40; i++)
+    await directory.upsertProfile({
+      emailAddress: `p${i}@example.com`,
+      fullName: `P ${i}`,
+      companyName: `C${i % 3}`,
+      customerTier: "gold",
+    });
+  const archive = await store.subscriberArchive();
+  await archive.registerSubscribers(
+    Array.from({ length: 250 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: `${i} Main St` })),
+  );
+  const notes = await store.partitionedMap<unknown>("notes");
+  await notes.upsert("__proto__", { text: "not a prototype" });
+  await notes.upsert("big", { text: "x".repeat(3000) });
+  await notes.upsert("ünïcode ✓", [1, 2.5, null, true]);
+  return store;
+}
+
+test("a restore makes an empty store the engine's copy: its export right after is the engine's bytes", async () => {
+  const a = await filled();
+  const e = engine();
+  e.set(await requests(a));
+  const b = fresh();
+  const result = await importDexAttributes(b, e.get(), { names: NAMES, layouts: { SubscriberChunks: { chunkSize: 100 } } });
+  assert.deepEqual(result.conflicts, []);
+  assert.deepEqual(result.ignored, []);
+  const again = engine();
+  again.set(await requests(b));
+  assert.deepEqual(again.payloads(), e.payloads());
+  assert.equal(result.applied.SubscriberChunks, 3);
+  // The log goes on after the engine's last sequence; the profiles and the odd keys read back.
+  const archive = await b.subscriberArchive();
+  assert.equal((await archive.registerSubscriber({ subscriberId: "new", deliveryAddress: "x" })).sequence, 251);
+  assert.equal((await (await b.customerDirectory()).getProfile("P7@Example.com"))?.fullName, "P 7");
+  const notes = await b.partitionedMap<{ text: string }>("notes");
+  assert.deepEqual(await notes.get("__proto__"), { text: "not a prototype" });
+  assert.equal(Object.getPrototypeOf(await notes.get("__proto__")), Object.prototype);
+  a.close();
+  b.close();
+});
+
+test("a value the engine answers as a blob ID is refused, naming it, and nothing is written", async () => {
+  const a = await filled();
+  const e = engine();
+  e.set(await requests(a, ["notes"]));
+  const b = fresh();
+  await assert.rejects(
+    importDexAttributes(b, e.get({ hydrate: false }), { names: NAMES }),
+    (err: unknown) =>
+      err instanceof AttrmapError &&
+      err.code === "invalid_argument" &&
+      /attribute "notes\/partition-\d{3}" holds a blob ID/.test(err.message) &&
+      err.message.includes("LoadBlobs"),
+  );
+  assert.equal(await (await b.partitionedMap("notes")).count(), 0);
+  a.close();
+  b.close();
+});
+
+/** A GetAttributes answer of the given attributes, each value's JSON as an export writes it. */
+function answer(attributes: Record<string, unknown>): string {
+  return JSON.stringify({
+    attributes: Object.entries(attributes).map(([key, value]) => ({
+      key,
+      value: { objValue: { encoding: "json", payload: Buffer.from(JSON.stringify(value)).toString("base64") } },
+    })),
+  });
+}
+
+test("an attribute out of place is refused, naming it, before anything is written", async () => {
+  const b = fresh();
+  const notes = await b.partitionedMap<string>("notes", { partitionCount: 4 });
+  await notes.upsert("kept", "as it was");
+  const partitionOf = async (key: string) => {
+    const probe = fresh();
+    const m = await probe.partitionedMap<number>("p", { partitionCount: 4 });
+    await m.upsert(key, 1);
+    const [name] = (await m.partitionSizes()).keys();
+    probe.close();
+    return name!;
+  };
+  const home = await partitionOf("a");
+  const elsewhere = ["partition-0", "partition-1", "partition-2", "partition-3"].find((p) => p !== home)!;
+  const bad = answer({ [`notes/${home}`]: { a: 1 }, [`notes/${elsewhere}`]: { a: 2 } });
+  await assert.rejects(
+    importDexAttributes(b, bad, { names: NAMES }),
+    (err: unknown) =>
+      err instanceof AttrmapError &&
+      err.code === "invalid_argument" &&
+      err.message.includes(`attribute "notes/${elsewhere}"`) &&
+      err.message.includes("hashes to another partition"),
+  );
+  assert.deepEqual(await notes.getMany(["kept", "a"]), new Map([["kept", "as it was"]]));
+  b.close();
+});
+
+// ---- every case of the three-way rule, with no base yet (nothing exchanged before) --------------
+
+type Side = "absent" | "x" | "y";
+const SIDES: Side[] = ["absent", "x", "y"];
+/** The rule's text, case by case: equal needs nothing; a side still at the base (absent) takes the other; else a conflict. */
+function expected(local: Side, remote: Side): { keeps: Side; conflict: boolean } {
+  if (local === remote) return { keeps: local, conflict: false };
+  if (local === "absent") return { keeps: remote, conflict: false };
+  if (remote === "absent") return { keeps: local, conflict: false };
+  return { keeps: remote, conflict: true }; // the engine's value, without onConflict
+}
+
+test("each entry merges by the three-way rule, conflicts reported with both values", async () => {
+  const value = (side: Side, key: string) => (side === "absent" ? undefined : { side, key });
+  const b = fresh();
+  const notes = await b.partitionedMap<unknown>("notes", { partitionCount: 1 });
+  const engineCopy: Record<string, unknown> = {};
+  for (const local of SIDES)
+    for (const remote of SIDES) {
+      const key = `${local}-${remote}`;
+      if (local !== "absent") await notes.upsert(key, value(local, key));
+      if (remote !== "absent") engineCopy[key] = value(remote, key);
+    }
+  // Key order inside a value does not make a difference: equal values are equal as canonical JSON.
+  await notes.upsert("reordered", { b: 1, a: [1, { d: 2, c: 3 }] });
+  engineCopy.reordered = { a: [1, { c: 3, d: 2 }], b: 1 };
+  const result = await importDexAttributes(b, answer({ "notes/partition-0": engineCopy }), { names: NAMES });
+  for (const local of SIDES)
+    for (const remote of SIDES) {
+      const key = `${local}-${remote}`;
+      const want = expected(local, remote);
+      assert.deepEqual(await notes.get(key), value(want.keeps, key), key);
+      const reported = result.conflicts.find((c) => c.kind === "entry" && c.key === key);
+      assert.equal(reported !== undefined, want.conflict, `${key} reported`);
+      if (reported?.kind === "entry") {
+        assert.deepEqual([reported.map, reported.local, reported.remote], ["notes", value(local, key), value(remote, key)]);
+        assert.deepEqual(reported.kept, value(remote, key));
+      }
+    }
+  assert.deepEqual(await notes.get("reordered"), { b: 1, a: [1, { d: 2, c: 3 }] });
+  assert.equal(result.conflicts.length, SIDES.flatMap((l) => SIDES.filter((r) => expected(l, r).conflict)).length);
+  b.close();
+});
+
+test("onConflict chooses the value kept, may delete it, and is told both sides", async () => {
+  const b = fresh();
+  const notes = await b.partitionedMap<number>("notes", { partitionCount: 1 });
+  await notes.upsertMany([
+    ["keep-local", 1],
+    ["delete", 1],
+  ]);
+  const asked: unknown[] = [];
+  const result = await importDexAttributes(b, answer({ "notes/partition-0": { "keep-local": 2, delete: 2 } }), {
+    names: NAMES,
+    onConflict: async (c) => {
+      asked.push([c.key, c.local, c.remote]);
+      return c.key === "delete" ? undefined : c.local;
+    },
+  });
+  assert.deepEqual(asked.sort(), [
+    ["delete", 1, 2],
+    ["keep-local", 1, 2],
+  ]);
+  assert.deepEqual(await notes.getMany(["keep-local", "delete"]), new Map([["keep-local", 1]]));
+  const kept = result.conflicts.map((c) => (c.kind === "entry" ? [c.key, c.kept] : []));
+  assert.deepEqual(kept.sort(), [
+    ["delete", undefined],
+    ["keep-local", 1],
+  ]);
+  b.close();
+});
+
+test("a log is taken when the store has none, kept when the engine has none, and refused whole when both appended", async () => {
+  const a = fresh();
+  await (await a.subscriberArchive()).registerSubscribers(
+    Array.from({ length: 120 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: "a" })),
+  );
+  const e = engine();
+  e.set(await requests(a, ["SubscriberChunks"]));
+  // Both appended since nothing was exchanged: a conflict naming the log, and the store's log untouched.
+  const b = fresh();
+  const mine = await b.subscriberArchive();
+  await mine.registerSubscriber({ subscriberId: "mine", deliveryAddress: "b" });
+  const result = await importDexAttributes(b, e.get(), { names: NAMES });
+  assert.deepEqual(result.conflicts, [
+    {
+      kind: "log",
+      map: "SubscriberChunks",
+      local: { nextSequence: 2, latestArchivedChunkToken: "" },
+      remote: { nextSequence: 121, latestArchivedChunkToken: "00000000000000000001" },
+    },
+  ]);
+  assert.equal(await mine.count(), 1);
+  // The same copy again into a store that holds it already: nothing to do.
+  const same = await importDexAttributes(a, e.get(), { names: NAMES });
+  assert.deepEqual([same.applied, same.unchanged, same.conflicts], [{}, { SubscriberChunks: 2 }, []]);
+  a.close();
+  b.close();
+});
