@@ -54,7 +54,7 @@ pub use layout::{
 pub use partition::{email_partition, key_partition, partition_indexes, place_key, EmailPartition, KeyPartition, Placement};
 pub use profile::CustomerProfile;
 pub use subscriber::{check_required, NewSubscriber, Subscriber};
-pub use sync::{merge, Merge};
+pub use sync::{digest, merge, Merge};
 pub use token::{
     archive_chunk_token, archive_chunk_token_of_decimal, parse_token_digits, validate_page_token, PageToken, CURRENT,
     MAX_TOKEN_VALUE,

@@ -1,7 +1,18 @@
 //! Pulling the engine's copy back (`docs/sync.md`): what a pull does with each entry of a
 //! partitioned map, and with each log, from three facts about it. The base is what the engine
 //! held when the two last exchanged it (nothing, before their first exchange); the local copy
-//! and the engine's are each either still the base or changed since.
+//! and the engine's are each either still the base or changed since. A base keeps a digest of
+//! each value, not the value: 64-bit FNV-1a of its canonical JSON.
+
+use crate::fnv::fnv1a64;
+use crate::prelude::*;
+
+/// The digest of a value from its canonical JSON's UTF-8 bytes, as 16 lowercase hex digits.
+pub fn digest(canonical_json: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let hash = fnv1a64(canonical_json);
+    (0..16).rev().map(|i| char::from(HEX[((hash >> (i * 4)) & 0xf) as usize])).collect()
+}
 
 /// What a pull does with one entry of a partitioned map, or with one log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +67,13 @@ mod tests {
         assert_eq!(by_values(b, x, y), Merge::Conflict);
         assert_eq!(by_values(b, None, x), Merge::Conflict);
         assert_eq!(by_values(b, x, None), Merge::Conflict);
+    }
+
+    #[test]
+    fn a_digest_is_the_64_bit_fnv_1a_of_the_text_in_hex() {
+        assert_eq!(digest(b""), "cbf29ce484222325");
+        assert_eq!(digest(b"foobar"), "85944171f73967e8");
+        assert_ne!(digest(b"{\"a\":1}"), digest(b"{\"a\":2}"));
     }
 
     #[test]

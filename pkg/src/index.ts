@@ -5,7 +5,8 @@
 // first call (common/lazy-module.ts). It runs in Node, workers and service workers, which may
 // not import().
 import "./wasm/init.js";
-import { dexPullCode, dexRequestsCode, indexPartitionCode } from "./dex/index.js";
+import * as dexEntryChanges from "./dex/entry-changes.js";
+import { dexEntryChangesCode, dexPullCode, dexRequestsCode, indexPartitionCode } from "./dex/index.js";
 import * as indexPlacement from "./dex/index-partition.js";
 import * as dexPull from "./dex/pull.js";
 import * as dexRequests from "./dex/set-attributes.js";
@@ -27,6 +28,7 @@ import * as resize from "./maps/resize.js";
 import { feedReaderCode, transactionCode } from "./store/attrmap.js";
 import * as transaction from "./transactions/transaction.js";
 
+dexEntryChangesCode.provide(dexEntryChanges);
 dexPullCode.provide(dexPull);
 dexRequestsCode.provide(dexRequests);
 indexPartitionCode.provide(indexPlacement);

@@ -6,7 +6,20 @@ use wasm_bindgen::prelude::*;
 use super::{MergeFact, MergeOutcome};
 use crate::error::Result;
 use crate::export;
-use crate::sync::{merge, Merge};
+use crate::sync::{digest, merge, Merge};
+
+/// The digests of values whose canonical JSON texts are `bytes` one after another (UTF-8),
+/// `ends[i]` where text `i` ends: 16 hex digits each, one after another.
+#[wasm_bindgen]
+pub fn digests(bytes: &[u8], ends: &[u32]) -> String {
+    let mut out = String::with_capacity(ends.len() * 16);
+    let mut start = 0;
+    for &end in ends {
+        out.push_str(&digest(bytes.get(start..end as usize).unwrap_or_default()));
+        start = end as usize;
+    }
+    out
+}
 
 /// What a pull does with each entry (or log) whose facts are `facts` (MergeFact bits, one byte
 /// each): a MergeOutcome each.

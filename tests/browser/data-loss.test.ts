@@ -309,7 +309,7 @@ test("a database of a newer format than this package knows is version_conflict a
     db.close();
     return { outcome, after };
   });
-  assert.match(result.outcome, /^version_conflict: opening database "newer" at version 5 failed: VersionError/);
+  assert.match(result.outcome, /^version_conflict: opening database "newer" at version 6 failed: VersionError/);
   assert.deepEqual(result.after, { version: 99, stores: ["database", "future", "instances", "maps"], kept: "kept" });
   assert.deepEqual(page.errors, []);
   await page.close();

@@ -113,6 +113,6 @@ test("another tab upgrading the database: this tab lets go, reopens, and a newer
       (e) => (e instanceof AttrmapError ? `${e.code}: ${e.message}` : `${e}`),
     );
   });
-  assert.match(after, /^version_conflict: opening database "versions" at version 5 failed: VersionError/);
+  assert.match(after, /^version_conflict: opening database "versions" at version 6 failed: VersionError/);
   assert.deepEqual(ours.errors, []);
 });

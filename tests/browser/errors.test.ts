@@ -128,7 +128,7 @@ test("storage_error: another program's database of the same name, left untouched
   });
   assert.match(
     result.outcome,
-    /^storage_error: opening database "someone-else" at version 5 failed: it is another program's database/,
+    /^storage_error: opening database "someone-else" at version 6 failed: it is another program's database/,
   );
   assert.deepEqual(result.after, { version: 2, stores: ["their-things"] }, "the other program's database is left as it was");
   await page.close();

@@ -228,7 +228,7 @@ test("the service worker forgets a failed open: once the cause is gone, the next
     }, `${HASH}/start`);
   const failed = await start();
   assert.equal(failed[0], 500);
-  assert.match(failed[1], /^opening database "attrmap" at version 5 failed: VersionError/);
+  assert.match(failed[1], /^opening database "attrmap" at version 6 failed: VersionError/);
   await tab.evaluate(
     () =>
       new Promise<void>((resolve, reject) => {

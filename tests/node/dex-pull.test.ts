@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { type Attrmap, AttrmapError, InProcessLocks, openAttrmap } from "attrmap";
-import { type DexMapNames, type DexRequest, exportDexRequests, importDexAttributes } from "attrmap/dex";
+import { type DexMapNames, type DexRequest, exportDexEntryChanges, exportDexRequests, importDexAttributes } from "attrmap/dex";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { EngineModel } from "../shared/engine-model.js";
 
@@ -246,6 +246,97 @@ test("a log is taken when the store has none, kept when the engine has none, and
   // The same copy again into a store that holds it already: nothing to do.
   const same = await importDexAttributes(a, e.get(), { names: NAMES });
   assert.deepEqual([same.applied, same.unchanged, same.conflicts], [{}, { SubscriberChunks: 2 }, []]);
+  a.close();
+  b.close();
+});
+
+// ---- bases: what the engine held at the last exchange ---------------------------------------------
+
+/** Every entry the engine holds of map `attributeMap` (no value field), by key. */
+function engineEntries(e: EngineModel, attributeMap: string): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const [key, payload] of e.payloads())
+    if (key.startsWith(`${attributeMap}/`)) for (const [k, v] of Object.entries(JSON.parse(payload) as object)) out.set(k, v);
+  return out;
+}
+
+async function increment(store: Attrmap, since: number): Promise<DexRequest[]> {
+  const out: DexRequest[] = [];
+  for await (const r of exportDexRequests(store, { flowId: FLOW, names: NAMES, maps: ["notes"], since })) out.push(r);
+  return out;
+}
+
+test("what a pull wrote is not sent back; a local change after it is", async () => {
+  const a = await filled();
+  const e = engine();
+  e.set(await requests(a, ["notes"]));
+  const b = fresh();
+  const before = await b.changesCheckpoint();
+  await importDexAttributes(b, e.get(), { names: NAMES });
+  assert.deepEqual(await increment(b, before), [], "the pulled partitions equal the engine's");
+  await (await b.partitionedMap<unknown>("notes")).upsert("__proto__", { text: "changed here" });
+  const sent = await increment(b, before);
+  assert.equal(
+    sent.reduce((n, r) => n + r.attributes, 0),
+    1,
+  );
+  e.set(sent);
+  assert.deepEqual(engineEntries(e, "notes").get("__proto__"), { text: "changed here" });
+  a.close();
+  b.close();
+});
+
+test("two devices changing different entries of one partition both keep theirs, through entry changes and the base", async () => {
+  const e = engine();
+  const a = fresh();
+  const notes = await a.partitionedMap<number>("notes", { partitionCount: 1 });
+  await notes.upsertMany([
+    ["k1", 1],
+    ["k2", 2],
+  ]);
+  const full = await requests(a, ["notes"]);
+  e.set(full);
+  await a.acknowledgeChanges(full[0]!.checkpoint);
+  const b = fresh();
+  await importDexAttributes(b, e.get(), { names: NAMES, layouts: { notes: { partitionCount: 1 } } });
+  const since = { a: full[0]!.checkpoint, b: await b.changesCheckpoint() };
+  // A changes k1 and sends it as an entry change; B changes k2 meanwhile, then pulls.
+  await notes.upsert("k1", 10);
+  const fromA = await exportDexEntryChanges(a, { since: since.a, names: NAMES });
+  assert.deepEqual(fromA.changes, [{ attributeMap: "notes", instance: "partition-0", key: "k1", value: 10 }]);
+  e.rpc(fromA.changes);
+  await a.acknowledgeChanges(fromA.checkpoint);
+  const bNotes = await b.partitionedMap<number>("notes");
+  await bNotes.upsert("k2", 20);
+  const pulled = await importDexAttributes(b, e.get(), { names: NAMES });
+  assert.deepEqual(pulled.conflicts, []);
+  assert.deepEqual(
+    await bNotes.getMany(["k1", "k2"]),
+    new Map([
+      ["k1", 10],
+      ["k2", 20],
+    ]),
+  );
+  // B sends only its own entry; the engine then holds both changes, and A gets B's at its pull.
+  const fromB = await exportDexEntryChanges(b, { since: since.b, names: NAMES });
+  assert.deepEqual(fromB.changes, [{ attributeMap: "notes", instance: "partition-0", key: "k2", value: 20 }]);
+  e.rpc(fromB.changes);
+  await b.acknowledgeChanges(fromB.checkpoint);
+  assert.deepEqual(
+    engineEntries(e, "notes"),
+    new Map([
+      ["k1", 10],
+      ["k2", 20],
+    ]),
+  );
+  const back = await importDexAttributes(a, e.get(), { names: NAMES });
+  assert.deepEqual([back.conflicts, await notes.get("k2")], [[], 20]);
+  // Nothing left to send on either side.
+  for (const [store, after] of [
+    [a, fromA.checkpoint],
+    [b, fromB.checkpoint],
+  ] as const)
+    assert.deepEqual((await exportDexEntryChanges(store, { since: after, names: NAMES })).changes, []);
   a.close();
   b.close();
 });

@@ -32,6 +32,14 @@ export class EngineModel {
     this.run("set", ...files);
   }
 
+  /** Applies entry changes as the flow's locking RPC does (read, change, write each partition), inside `valueField` if given. */
+  rpc(changes: readonly unknown[], valueField?: string): void {
+    if (changes.length === 0) return;
+    const file = join(this.dir, `changes-${++this.sent}.json`);
+    writeFileSync(file, JSON.stringify(changes));
+    this.run("rpc", file, ...(valueField ? [valueField] : []));
+  }
+
   /** The GetAttributes response for every key, as the engine's JSON; values over 1 KiB as blob IDs unless `hydrate`. */
   get({ hydrate = true } = {}): string {
     return this.run("get", ...(hydrate ? ["--hydrate"] : []));

@@ -2,13 +2,17 @@
 // changed"): the change feed names the instances written since; each is read as it is now, and
 // one that is gone becomes the engine's null value, which deletes its attribute. Instances are
 // read after the feed, so a value may be newer than the checkpoint returned: the next increment
-// sends it again, and sending a value twice leaves the engine as once.
+// sends it again, and sending a value twice leaves the engine as once. An instance equal to its
+// base (docs/sync.md: what the engine held at the last exchange, a pull's included) is not sent:
+// the engine holds it already, and a pulled value never goes back as if it were a local change.
 
 import * as args from "../common/args.js";
 import type { Context } from "../common/context.js";
 import { corrupt } from "../common/errors.js";
 import { changes } from "../feed/change-feed.js";
 import { type LogState, readMeta } from "../maps/layout.js";
+import { verifierReady } from "../wasm/verifier-module.js";
+import { chunkDigest, LOG_STATE_BASE, type PartitionBase, partitionBase, sameState } from "./base.js";
 
 /** An attribute of an increment: an instance as it is now, one that is gone, or a log's state. */
 export type ChangedItem =
@@ -48,27 +52,43 @@ export async function* changedItems(
   ctx: Context,
   changed: ReadonlyMap<string, ReadonlySet<string>>,
 ): AsyncGenerator<ChangedItem> {
+  await verifierReady();
   for (const map of [...changed.keys()].sort()) {
     const names = [...changed.get(map)!].sort();
     let meta: unknown;
+    let stateBase: unknown;
     for (let i = 0; i < names.length; i += READ_STEP) {
       const step = names.slice(i, i + READ_STEP);
-      const read = await ctx.instances.read(map, step);
-      meta = read.meta;
-      const view = readMeta(map, read.meta);
+      const [read] = await ctx.instances.readMaps([{ map, instances: step, bases: [...step, LOG_STATE_BASE] }]);
+      meta = read!.meta;
+      stateBase = read!.bases!.at(-1);
+      const view = readMeta(map, read!.meta);
       const chunked = view !== undefined && "meta" in view;
       for (const [j, instance] of step.entries()) {
-        const value = read.values[j];
+        const value = read!.values[j];
+        const base = read!.bases![j];
         if (value === undefined) {
-          yield { kind: "gone", map, instance };
+          if (base !== null) yield { kind: "gone", map, instance }; // null: the engine holds none either
           continue;
         }
         if (chunked ? !Array.isArray(value) : !(value instanceof Map))
           throw corrupt(map, instance, `it is ${args.describeType(value)}, not a ${chunked ? "chunk" : "partition"}`);
+        if (
+          base != null &&
+          (chunked ? chunkDigest(value) === base : sameBase(partitionBase(value as Map<string, unknown>), base))
+        )
+          continue;
         yield { kind: "instance", map, instance, value: value as Map<string, unknown> | unknown[] };
       }
     }
     const view = readMeta(map, meta);
-    if (view !== undefined && "meta" in view) yield { kind: "state", map, state: { ...view.meta.state } };
+    if (view !== undefined && "meta" in view && !(stateBase !== undefined && sameState(view.meta.state, stateBase as LogState)))
+      yield { kind: "state", map, state: { ...view.meta.state } };
   }
+}
+
+/** Whether a partition's entries (as a base) are `base`. */
+function sameBase(entries: PartitionBase | null, base: unknown): boolean {
+  const b = base as PartitionBase;
+  return entries !== null && entries.size === b.size && [...entries].every(([k, d]) => b.get(k) === d);
 }

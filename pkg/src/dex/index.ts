@@ -6,11 +6,13 @@ import { lazyModule } from "../common/lazy-module.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { ready } from "../wasm/core-module.js";
 import type { DexAttributeSource } from "./attribute-source.js";
+import type { DexEntryChanges, DexEntryChangesOptions } from "./entry-changes.js";
 import type { IndexPartition, IndexValue } from "./index-partition.js";
 import type { DexImportOptions, DexImportResult } from "./pull.js";
 import type { DexExportOptions, DexRequest } from "./set-attributes.js";
 
 export type { DexAttribute, DexAttributeSource } from "./attribute-source.js";
+export type { DexEntryChange, DexEntryChanges, DexEntryChangesOptions } from "./entry-changes.js";
 export type { IndexElement, IndexPartition, IndexValue } from "./index-partition.js";
 export type { DexConflict, DexEntryConflict, DexImportOptions, DexImportProgress, DexImportResult, DexLayout } from "./pull.js";
 export type { DexMapNames, DexSdk } from "./sample-names.js";
@@ -22,6 +24,9 @@ export const dexRequestsCode = /* @__PURE__ */ lazyModule(() => import("./set-at
 
 /** @internal The pull's code. */
 export const dexPullCode = /* @__PURE__ */ lazyModule(() => import("./pull.js"), "importDexAttributes()");
+
+/** @internal The entry changes' code. */
+export const dexEntryChangesCode = /* @__PURE__ */ lazyModule(() => import("./entry-changes.js"), "exportDexEntryChanges()");
 
 /** @internal An index value's placement, and the maintenance module's glue. */
 export const indexPartitionCode = /* @__PURE__ */ lazyModule(() => import("./index-partition.js"), "indexPartition()");
@@ -57,4 +62,14 @@ export async function importDexAttributes(
 ): Promise<DexImportResult> {
   const [{ pull }] = await Promise.all([dexPullCode.load(), ready()]);
   return pull(contextOf(store), source, options);
+}
+
+/**
+ * The entries of each partition written since `options.since` that differ from what the engine
+ * last held (docs/sync.md, "Entry changes"), for a backend to apply through the flow's locking
+ * RPC; acknowledging the `checkpoint` makes them the partitions' bases.
+ */
+export async function exportDexEntryChanges(store: Attrmap, options: DexEntryChangesOptions): Promise<DexEntryChanges> {
+  const [{ entryChanges }] = await Promise.all([dexEntryChangesCode.load(), ready()]);
+  return entryChanges(contextOf(store), options);
 }

@@ -10,7 +10,11 @@ import { exactJson, NotExactJson, partitionJson } from "../export-import/exact-j
 import { type ExportItem, exportItems } from "../export-import/export-data.js";
 import { wantedMaps } from "../export-import/maps-option.js";
 import { checkpoint as feedCheckpoint } from "../feed/change-feed.js";
+import { recordSent, type SentRecord } from "../idb/bases.js";
+import { request } from "../idb/requests.js";
 import * as wasm from "../wasm/core-module.js";
+import { verifierReady } from "../wasm/verifier-module.js";
+import { chunkDigest, LOG_STATE_BASE, partitionBase } from "./base.js";
 import { type ChangedItem, changedItems, changedSince } from "./increment.js";
 import { indexInstances } from "./index-instances.js";
 import { escapeInstance, namesOption, optionalString, renamed } from "./names-option.js";
@@ -55,6 +59,14 @@ export interface DexRequest {
    * `since` of the next increment. The same for every request of one export.
    */
   checkpoint: number;
+}
+
+/** What a request sends of one instance: its map, its name, and its base once acknowledged. */
+type Sent = readonly [map: string, instance: string, record: SentRecord];
+/** A request ready to send, with what it sends. */
+interface Full {
+  request: DexRequest;
+  sent: Sent[];
 }
 
 /** The engine's default gRPC message limit; requests stay a megabyte under it. */
@@ -107,6 +119,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
   if (since !== undefined && indexes)
     throw args.invalid("options.since cannot be given with options.indexes yet: an increment sends no index");
   const wanted = wantedMaps(o);
+  await verifierReady();
   // A full export is at the feed's checkpoint before it reads anything: a write during it is sent
   // again by the next increment, and a value sent twice leaves the engine as once.
   const increment = since === undefined ? undefined : await changedSince(ctx, since, wanted);
@@ -127,19 +140,36 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
     };
   };
   let pending: string[] = [];
+  let pendingSent: Sent[] = [];
   let size = 0;
   let part = 0;
-  /** Adds one attribute, first sending the request it would make too large. */
-  function* add(map: string, written: string): Generator<DexRequest> {
+  /** Adds one attribute and what it sends of an instance; returns the request it would make too large, to send first. */
+  function add(map: string, written: string, sent?: Sent): Full | undefined {
     if (written.length > ATTRIBUTES_LIMIT)
       throw new AttrmapError("not_exportable", `map "${map}": one attribute is over 15 MiB, more than one request holds`);
+    let full: Full | undefined;
     if (size + written.length > ATTRIBUTES_LIMIT && pending.length > 0) {
-      yield envelope(pending, ++part);
+      full = { request: envelope(pending, ++part), sent: pendingSent };
       pending = [];
+      pendingSent = [];
       size = 0;
     }
     pending.push(written);
+    if (sent) pendingSent.push(sent);
     size += written.length + 1;
+    return full;
+  }
+  /** A request, once what it sends is recorded: the instances' bases when its checkpoint is acknowledged (docs/sync.md). */
+  async function sendable({ request: r, sent }: Full): Promise<DexRequest> {
+    const doing = "recording what an export sends";
+    if (sent.length > 0)
+      await ctx.instances.transaction(
+        "readwrite",
+        doing,
+        (tx) => Promise.all(recordSent(tx, checkpoint, sent, doing).map((q) => request(q, doing))),
+        { seen: false },
+      );
+    return r;
   }
   for await (const item of items) {
     if (!checked.has(item.map)) checked.set(item.map, namesFor(item.map));
@@ -166,17 +196,20 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
                   `holds; its largest value ${largest.value} has ${largest.keys} keys (give the index more partitions, ` +
                   "or index a field with fewer keys a value)",
               );
-            yield* add(item.map, written);
+            const full = add(item.map, written);
+            if (full) yield await sendable(full);
           }
         }
       continue;
     }
     let written: string;
+    let sent: Sent;
     try {
       if (item.kind === "gone") {
         // The engine deletes an attribute written with its null value.
         const key = JSON.stringify(`${target.attributeMap}/${escapeInstance(item.instance)}`);
         written = `{"key":${key},"value":{"nullValue":null}}`;
+        sent = [item.map, item.instance, { whole: null }];
       } else if (item.kind === "state") {
         const fields = target.stateFields ?? {
           nextSequence: "nextSequence",
@@ -188,6 +221,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
           latestArchivedChunkToken: fields.latestArchivedChunkToken,
         });
         written = attribute(target.stateAttribute, exactJson(state));
+        sent = [item.map, LOG_STATE_BASE, { whole: { ...item.state } }];
       } else {
         const fields = target.recordFields;
         const inner =
@@ -196,12 +230,18 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
             : exactJson(fields ? item.value.map((r) => renamed(r, fields)) : item.value);
         const json = target.valueField ? `{${JSON.stringify(target.valueField)}:${inner}}` : inner;
         written = attribute(`${target.attributeMap}/${escapeInstance(item.instance)}`, json);
+        sent = [
+          item.map,
+          item.instance,
+          { whole: item.value instanceof Map ? partitionBase(item.value) : chunkDigest(item.value) },
+        ];
       }
     } catch (e) {
       if (!(e instanceof NotExactJson)) throw e;
       throw new AttrmapError("not_exportable", `map "${item.map}": ${e.message} cannot be sent as JSON exactly`, { cause: e });
     }
-    yield* add(item.map, written);
+    const full = add(item.map, written, sent);
+    if (full) yield await sendable(full);
   }
-  if (pending.length > 0) yield envelope(pending, ++part);
+  if (pending.length > 0) yield await sendable({ request: envelope(pending, ++part), sent: pendingSent });
 }

@@ -13,10 +13,10 @@ import { withLocks } from "../concurrency/locks.js";
 import type { Owner } from "../idb/keys.js";
 import { type IndexDefinition, publicDefinition, type StoredIndex, storedIndexes } from "../indexes/definition.js";
 import { addEntryWrites, type ConflictError, describeValue } from "../indexes/entries.js";
-import { type LogRecord, valueRecords } from "../logs/records.js";
+import type { LogRecord } from "../logs/records.js";
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
-import { profileProblem, type Subscriber, subscriberRecords } from "../reference-samples/records.js";
-import { SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.js";
+import { profileProblem, subscriberRecords } from "../reference-samples/records.js";
+import { recordIndexed, SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.js";
 import { keyBytes, segmentNumbers } from "../wasm/encodings.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { dropPrefix, type Move, mapNames, moveMaps, stage } from "./staging.js";
@@ -280,11 +280,7 @@ async function run(
             }
           },
         };
-      // What a log's index paths read: the archive's records are subscribers, other logs' hold a value.
-      const indexed = (r: LogRecord) =>
-        p.map === SUBSCRIBER_CHUNKS_MAP
-          ? subscriberRecords.indexed(r as unknown as Subscriber)
-          : valueRecords("record").indexed(r);
+      const indexed = recordIndexed(p.map);
       return {
         ...move,
         entries: (instance, value, out) => {

@@ -5,6 +5,7 @@
 import * as args from "../common/args.js";
 import type { Context } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
+import { promoteSent } from "../idb/bases.js";
 import { request } from "../idb/requests.js";
 import { CHANGES } from "../idb/schema.js";
 import type { ChangeRecord } from "./change-record.js";
@@ -79,7 +80,8 @@ export function checkpoint(ctx: Context): Promise<number> {
 
 /**
  * @internal `store.acknowledgeChanges(seq)`: the records up to `seq` have been moved and may go; the
- * newest record stays (it holds the checkpoint). How many were dropped.
+ * newest record stays (it holds the checkpoint). What exports sent up to `seq` becomes the base
+ * of its instances (docs/sync.md). How many records were dropped.
  */
 export function acknowledge(ctx: Context, seq: unknown): Promise<number> {
   const upTo = sequence("seq", seq);
@@ -87,6 +89,7 @@ export function acknowledge(ctx: Context, seq: unknown): Promise<number> {
   return ctx.instances.transaction("readwrite", doing, async (tx) => {
     const [oldest, last] = await Promise.all([firstSequence(tx, doing), lastSequence(tx, doing)]);
     if (upTo > last) throw args.invalid(`seq must be at most the feed's last sequence, ${last}, got ${upTo}`);
+    await promoteSent(tx, upTo, ctx.instances.connection.keyRange, doing);
     const drop = Math.min(upTo, last - 1);
     if (oldest === 0 || drop < oldest) return 0;
     await request(tx.objectStore(CHANGES).delete(ctx.instances.connection.keyRange.bound(oldest, drop)), doing);

@@ -7,7 +7,7 @@ import { Events } from "../common/events.js";
 import { freshIndexedDB, unreachable } from "./frame.js";
 import { dataLost, type Identity, storedIdentity } from "./identity.js";
 import { attempt, request } from "./requests.js";
-import { CHANGES, DATABASE, DB_VERSION, ENTRIES, IDENTITY, INSTANCES, MAPS, ours, upgrade } from "./schema.js";
+import { BASES, CHANGES, DATABASE, DB_VERSION, ENTRIES, IDENTITY, INSTANCES, MAPS, ours, SENT, upgrade } from "./schema.js";
 
 /** Opens tried after a connection was closed under the store, before the next call's own (50 ms, then doubling). */
 const LOOK_AGAIN_TRIES = 6;
@@ -181,14 +181,14 @@ export class Connection {
   }
 
   /**
-   * A new transaction over instances, maps, index entries and the change feed; a connection found closing
+   * A new transaction over instances, maps, index entries, the change feed and the bases; a connection found closing
    * (version change, shutdown) gets one fresh try.
    */
   async begin(mode: IDBTransactionMode, doing: string): Promise<IDBTransaction> {
     for (let retried = false; ; retried = true) {
       const db = await this.db();
       try {
-        return db.transaction([INSTANCES, MAPS, ENTRIES, CHANGES], mode);
+        return db.transaction([INSTANCES, MAPS, ENTRIES, CHANGES, BASES, SENT], mode);
       } catch (e) {
         if (retried || !isDOMException(e) || e.name !== "InvalidStateError") throw storageError(e, doing);
         this.drop(db);

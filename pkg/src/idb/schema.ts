@@ -1,4 +1,4 @@
-// The database's schema (docs/storage.md): five object stores, and the upgrade from each
+// The database's schema (docs/storage.md): seven object stores, and the upgrade from each
 // older version of the stored format to this one.
 import { newIdentity } from "./identity.js";
 
@@ -13,12 +13,22 @@ export const ENTRIES = "entries";
  * key path `seq` numbered by the object store's key generator.
  */
 export const CHANGES = "changes";
+/**
+ * The object store of the synced instances' bases (docs/sync.md): under `[map, instance]`, a
+ * digest of what the engine held of the instance when the two last exchanged it.
+ */
+export const BASES = "bases";
+/**
+ * The object store of what exports sent (docs/sync.md), under `[checkpoint, map, instance]`:
+ * each becomes its instance's base once the checkpoint is acknowledged.
+ */
+export const SENT = "sent";
 /** The object store of the database's own records: its identity. */
 export const DATABASE = "database";
 /** The key of the identity record in DATABASE. */
 export const IDENTITY = "identity";
 /** The IndexedDB schema version this library creates and expects: the stored format's version (docs/storage.md). */
-export const DB_VERSION = 5;
+export const DB_VERSION = 6;
 
 /**
  * Creates a database, or brings one written by an older version of this library to the
@@ -26,7 +36,8 @@ export const DB_VERSION = 5;
  * becomes one segment, and a partitioned map takes the key rule it is next opened with.
  * Version 2 had no identity: it gets one now, as a new database does. Version 3 had no
  * indexes: its maps have none, so the new object store starts empty. Version 4 had no change feed: it
- * starts empty, at sequence 1 (no checkpoint was ever given out).
+ * starts empty, at sequence 1 (no checkpoint was ever given out). Version 5 had no bases: nothing
+ * was exchanged with the engine as far as the store knows, and both new object stores start empty.
  */
 export function upgrade(tx: IDBTransaction, oldVersion: number): void {
   const db = tx.db;
@@ -34,6 +45,8 @@ export function upgrade(tx: IDBTransaction, oldVersion: number): void {
   if (!db.objectStoreNames.contains(MAPS)) db.createObjectStore(MAPS);
   if (!db.objectStoreNames.contains(ENTRIES)) db.createObjectStore(ENTRIES);
   if (!db.objectStoreNames.contains(CHANGES)) db.createObjectStore(CHANGES, { keyPath: "seq", autoIncrement: true });
+  if (!db.objectStoreNames.contains(BASES)) db.createObjectStore(BASES);
+  if (!db.objectStoreNames.contains(SENT)) db.createObjectStore(SENT);
   if (!db.objectStoreNames.contains(DATABASE)) db.createObjectStore(DATABASE).put(newIdentity(), IDENTITY);
   if (oldVersion === 1) {
     tx.objectStore(MAPS).openCursor().onsuccess = (event) => {

@@ -8,6 +8,7 @@
 
 import { AttrmapError, storageError } from "../common/errors.js";
 import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "../feed/feed-records.js";
+import { type BaseWrites, readAllBases, readBases, writeBases } from "../idb/bases.js";
 import type { Connection } from "../idb/connection.js";
 import { type EntryWrites, storeEntries, touchesIndexEntries } from "../idb/index-entries.js";
 import { type KeyBounds, prefixRange } from "../idb/keys.js";
@@ -28,6 +29,8 @@ export interface MapWrites {
   meta?: object | null;
   /** What the write does to the map's index entries. */
   entries?: EntryWrites | undefined;
+  /** What it does to the bases of its instances (a pull: docs/sync.md). */
+  bases?: BaseWrites | undefined;
 }
 
 /** What a write of one map stores, and what it answers. */
@@ -38,6 +41,8 @@ export interface MapRead {
   map: string;
   instances: readonly string[];
   all?: ReadAll;
+  /** The bases to read too (docs/sync.md): of these instances, or of every instance that has one. */
+  bases?: readonly string[] | "all" | undefined;
 }
 
 /** What a read found: the map's raw metadata record and the raw values of the instances asked for. */
@@ -47,6 +52,9 @@ export interface Snapshot {
   /** With `all`: the names of every instance of the map, in name order (and their values with `all: "values"`). */
   names?: string[];
   all?: unknown[];
+  /** With `bases`: the bases read (undefined: none), and with `bases: "all"` the names of their instances. */
+  bases?: unknown[];
+  baseNames?: string[];
 }
 
 /**
@@ -255,7 +263,7 @@ export class Instances {
   }
 
   /** Issues the requests of what `read` asks of one map in `tx`: its metadata, instances and (see ReadAll) more. */
-  private async readIn(tx: IDBTransaction, { map, instances, all }: MapRead, doing: string): Promise<Snapshot> {
+  private async readIn(tx: IDBTransaction, { map, instances, all, bases }: MapRead, doing: string): Promise<Snapshot> {
     const store = tx.objectStore(INSTANCES);
     const walk = typeof all === "object" && "after" in all ? all : undefined;
     const between = typeof all === "object" && "between" in all ? all.between : undefined;
@@ -267,7 +275,10 @@ export class Instances {
       : this.instancesOf(map, walk?.after);
     const whole = <T>(read: (range: IDBKeyRange) => IDBRequest<T[]>): Promise<T[]> | T[] =>
       scope ? request(read(scope), doing) : [];
-    const [meta, keys, everything, ...values] = await Promise.all([
+    const [based, meta, keys, everything, ...values] = await Promise.all([
+      bases === "all"
+        ? readAllBases(tx, map, this.connection.keyRange, doing)
+        : bases && readBases(tx, map, bases, doing).then((b) => ({ names: undefined, bases: b })),
       request(tx.objectStore(MAPS).get(map), doing),
       all ? whole((r) => store.getAllKeys(r, walk?.limit)) : undefined,
       all && all !== "keys" ? whole((r) => store.getAll(r, walk?.limit)) : undefined,
@@ -278,6 +289,7 @@ export class Instances {
       values: values.map(this.own),
       names: keys?.map(instanceOf),
       all: everything?.map(this.own),
+      ...(based && { bases: based.bases.map(this.own), baseNames: based.names }),
     };
   }
 
@@ -299,6 +311,7 @@ export class Instances {
     for (const instance of writes.delete ?? []) issued.push(store.delete([map, instance]));
     for (const [instance, value] of writes.put ?? []) issued.push(store.put(value, [map, instance]));
     for (const [instance, value] of writes.add ?? []) issued.push(store.add(value, [map, instance]));
+    if (writes.bases) issued.push(...writeBases(tx, map, writes.bases));
     return inRange;
   }
 

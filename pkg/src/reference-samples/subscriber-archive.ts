@@ -6,11 +6,22 @@ import type { WriteOptions } from "../concurrency/locks.js";
 import type { Query } from "../indexes/query.js";
 import { ChunkedLog } from "../logs/chunked-log.js";
 import type { ChunkedLogOptions, LogWindow, LogWindowOptions, RecordsOptions } from "../logs/log-types.js";
+import { type LogRecord, valueRecords } from "../logs/records.js";
 import * as wasm from "../wasm/core-module.js";
 import { type NewSubscriber, type Subscriber, subscriberRecords } from "./records.js";
 
 /** The map name the reference server uses. */
 export const SUBSCRIBER_CHUNKS_MAP = "SubscriberChunks";
+
+/**
+ * What the index paths of log `map` read in its records, where only its name is known (an
+ * import, a pull): the archive's records are subscribers, other logs' hold a value.
+ */
+export function recordIndexed(map: string): (record: { sequence: number }) => unknown {
+  return map === SUBSCRIBER_CHUNKS_MAP
+    ? (r) => subscriberRecords.indexed(r as Subscriber)
+    : (r) => valueRecords("record").indexed(r as LogRecord);
+}
 
 /** How `store.subscriberArchive(options)` opens or creates the archive. */
 export interface SubscriberArchiveOptions extends ChunkedLogOptions<NewSubscriber> {

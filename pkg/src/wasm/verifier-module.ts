@@ -2,6 +2,7 @@
 // `verifier`), so that a page loads it only when it imports. Only this module calls into it.
 import * as wasm from "../../wasm/attrmap_verifier.js";
 import { type AttrmapError, callCore, toAttrmapError } from "../common/errors.js";
+import { keyBytes } from "./encodings.js";
 import { compileBeside, startOnce } from "./module-file.js";
 
 /**
@@ -71,4 +72,11 @@ export class ExportChecker {
 /** What a pull does with each entry or log whose facts (MERGE_FACT_* bits, one byte each) are `facts`: MERGE_OUTCOME_* each. */
 export function mergeDecisions(facts: Uint8Array): Uint8Array {
   return callCore(() => wasm.mergeDecisions(facts));
+}
+
+/** The digest of each canonical JSON text of `texts` (src/sync.rs): 16 hex digits each. */
+export function digestsOf(texts: readonly string[]): string[] {
+  const { bytes, ends } = keyBytes(texts);
+  const all = callCore(() => wasm.digests(bytes, ends));
+  return texts.map((_, i) => all.slice(i * 16, i * 16 + 16));
 }

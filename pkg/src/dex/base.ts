@@ -1,0 +1,44 @@
+// What a base holds (docs/sync.md, "Base"): for each instance, digests of what the engine held of
+// it when the store and the engine last exchanged it. A partition's base is its entries' digests
+// by key, a chunk's the digest of its records, a log's state (under LOG_STATE_BASE) the state
+// itself; null, an instance the engine does not hold (no record: nothing is known, as before the
+// first exchange). A digest is the Rust core's, of a value's canonical JSON (src/sync.rs): two values
+// with the same data have the same digest, whatever order their keys were written in.
+import { canonicalJson } from "../export-import/exact-json.js";
+import type { LogState } from "../maps/layout.js";
+import { digestsOf } from "../wasm/verifier-module.js";
+
+/** A partition's base: each entry's digest, by canonical key. */
+export type PartitionBase = Map<string, string>;
+
+/** The instance name a log's state is based under (no partition or chunk is named so). */
+export const LOG_STATE_BASE = "";
+
+/** The digest of a value JSON cannot represent exactly: equal to no digest of a JSON value. */
+const NOT_JSON = "not JSON";
+
+/** The digest of each value (undefined for an absent one). */
+export function entryDigests(values: readonly unknown[]): Array<string | undefined> {
+  const texts = values.map((v) => (v === undefined ? undefined : canonicalJson(v)));
+  const digests = digestsOf(texts.filter((t): t is string => t !== undefined));
+  let next = 0;
+  return values.map((v, i) => (v === undefined ? undefined : texts[i] === undefined ? NOT_JSON : digests[next++]));
+}
+
+/** The base of a partition whose entries are `entries` (none, or none at all: null, the engine holds none). */
+export function partitionBase(entries: ReadonlyMap<string, unknown> | undefined): PartitionBase | null {
+  if (!entries || entries.size === 0) return null;
+  const keys = [...entries.keys()];
+  const digests = entryDigests(keys.map((k) => entries.get(k)));
+  return new Map(keys.map((k, i) => [k, digests[i]!]));
+}
+
+/** The digest of a chunk's records (undefined: no chunk). */
+export function chunkDigest(records: unknown): string | undefined {
+  return entryDigests([records])[0];
+}
+
+/** Whether two log states are the same. */
+export function sameState(a: LogState, b: LogState): boolean {
+  return a.nextSequence === b.nextSequence && a.latestArchivedChunkToken === b.latestArchivedChunkToken;
+}
