@@ -1,8 +1,10 @@
 """A model of the engine's attribute store, speaking through its own generated protobuf classes.
 
-Usage: engine_model.py DEX_PB2_PY STATE.json set REQUEST.json...
-       engine_model.py DEX_PB2_PY STATE.json get [--hydrate]
-       engine_model.py DEX_PB2_PY STATE.json rpc CHANGES.json [VALUE_FIELD]
+Usage: engine_model.py DEX_PB2_PY serve
+
+One flow's attributes, kept while the process runs: each line of stdin is a command, answered by
+one line of stdout: {"set": [request JSON text, ...]}, {"get": {"hydrate": bool}} (answers the
+response's JSON text), {"rpc": {"changes": [...], "valueField": name or null}}.
 
 `set` reads each SetAttributesRequest with google.protobuf.json_format.Parse into
 dex_pb2.SetAttributesRequest (as the engine's CLI does) and applies its attributes in arrival
@@ -13,14 +15,13 @@ blob threshold (1 KiB) comes back as a blob ID, as the engine answers it, unless
 a backend gets after LoadBlobs). `rpc` is a flow's locking RPC applying entry changes (the
 seed's upsert pattern): per partition, under its lock (one call at a time here), read its JSON
 (inside VALUE_FIELD, if the flow wraps it), set or delete the named entries, write it back, as an
-EncodedObject built by dex_pb2. The state file keeps each Value as its serialized bytes.
+EncodedObject built by dex_pb2. Each Value is kept as its serialized bytes.
 """
 
 import base64
 import hashlib
 import importlib.util
 import json
-import os
 import sys
 from urllib.parse import quote
 
@@ -36,22 +37,9 @@ def load(path):
     return module
 
 
-def read_state(path):
-    if not os.path.exists(path):
-        return {}
-    with open(path, encoding="utf-8") as f:
-        return {k: base64.b64decode(v) for k, v in json.load(f).items()}
-
-
-def write_state(path, state):
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({k: base64.b64encode(v).decode("ascii") for k, v in state.items()}, f)
-
-
-def set_attributes(dex_pb2, state, files):
-    for path in files:
-        with open(path, encoding="utf-8") as f:
-            request = json_format.Parse(f.read(), dex_pb2.SetAttributesRequest())
+def set_attributes(dex_pb2, state, texts):
+    for text in texts:
+        request = json_format.Parse(text, dex_pb2.SetAttributesRequest())
         for a in request.attributes:
             if a.value.WhichOneof("kind") == "null_value":
                 state.pop(a.key, None)
@@ -72,9 +60,7 @@ def get_attributes(dex_pb2, state, hydrate):
     return json_format.MessageToJson(response)
 
 
-def apply_entry_changes(dex_pb2, state, path, value_field):
-    with open(path, encoding="utf-8") as f:
-        changes = json.load(f)
+def apply_entry_changes(dex_pb2, state, changes, value_field):
     by_attribute = {}
     for c in changes:
         key = c["attributeMap"] + "/" + quote(c["instance"], safe="")
@@ -102,18 +88,20 @@ def apply_entry_changes(dex_pb2, state, path, value_field):
 
 def main():
     dex_pb2 = load(sys.argv[1])
-    path, command = sys.argv[2], sys.argv[3]
-    state = read_state(path)
-    if command == "set":
-        set_attributes(dex_pb2, state, sys.argv[4:])
-        write_state(path, state)
-    elif command == "rpc":
-        apply_entry_changes(dex_pb2, state, sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else None)
-        write_state(path, state)
-    elif command == "get":
-        print(get_attributes(dex_pb2, state, "--hydrate" in sys.argv[4:]))
-    else:
-        raise SystemExit("unknown command " + command)
+    state = {}
+    for line in sys.stdin:
+        command = json.loads(line)
+        answer = None
+        if "set" in command:
+            set_attributes(dex_pb2, state, command["set"])
+        elif "get" in command:
+            answer = get_attributes(dex_pb2, state, command["get"]["hydrate"])
+        elif "rpc" in command:
+            apply_entry_changes(dex_pb2, state, command["rpc"]["changes"], command["rpc"]["valueField"])
+        else:
+            raise SystemExit("unknown command " + line)
+        sys.stdout.write(json.dumps({"answer": answer}) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

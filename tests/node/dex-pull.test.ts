@@ -75,14 +75,14 @@ async function filled(): Promise<Attrmap> {
 test("a restore makes an empty store the engine's copy: its export right after is the engine's bytes", async () => {
   const a = await filled();
   const e = engine();
-  e.set(await requests(a));
+  await e.set(await requests(a));
   const b = fresh();
-  const result = await importDexAttributes(b, e.get(), { names: NAMES, layouts: { SubscriberChunks: { chunkSize: 100 } } });
+  const result = await importDexAttributes(b, await e.get(), { names: NAMES, layouts: { SubscriberChunks: { chunkSize: 100 } } });
   assert.deepEqual(result.conflicts, []);
   assert.deepEqual(result.ignored, []);
   const again = engine();
-  again.set(await requests(b));
-  assert.deepEqual(again.payloads(), e.payloads());
+  await again.set(await requests(b));
+  assert.deepEqual(await again.payloads(), await e.payloads());
   assert.equal(result.applied.SubscriberChunks, 3);
   // The log goes on after the engine's last sequence; the profiles and the odd keys read back.
   const archive = await b.subscriberArchive();
@@ -98,10 +98,10 @@ test("a restore makes an empty store the engine's copy: its export right after i
 test("a value the engine answers as a blob ID is refused, naming it, and nothing is written", async () => {
   const a = await filled();
   const e = engine();
-  e.set(await requests(a, ["notes"]));
+  await e.set(await requests(a, ["notes"]));
   const b = fresh();
   await assert.rejects(
-    importDexAttributes(b, e.get({ hydrate: false }), { names: NAMES }),
+    importDexAttributes(b, await e.get({ hydrate: false }), { names: NAMES }),
     (err: unknown) =>
       err instanceof AttrmapError &&
       err.code === "invalid_argument" &&
@@ -228,12 +228,12 @@ test("a log is taken when the store has none, kept when the engine has none, and
     Array.from({ length: 120 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: "a" })),
   );
   const e = engine();
-  e.set(await requests(a, ["SubscriberChunks"]));
+  await e.set(await requests(a, ["SubscriberChunks"]));
   // Both appended since nothing was exchanged: a conflict naming the log, and the store's log untouched.
   const b = fresh();
   const mine = await b.subscriberArchive();
   await mine.registerSubscriber({ subscriberId: "mine", deliveryAddress: "b" });
-  const result = await importDexAttributes(b, e.get(), { names: NAMES });
+  const result = await importDexAttributes(b, await e.get(), { names: NAMES });
   assert.deepEqual(result.conflicts, [
     {
       kind: "log",
@@ -244,7 +244,7 @@ test("a log is taken when the store has none, kept when the engine has none, and
   ]);
   assert.equal(await mine.count(), 1);
   // The same copy again into a store that holds it already: nothing to do.
-  const same = await importDexAttributes(a, e.get(), { names: NAMES });
+  const same = await importDexAttributes(a, await e.get(), { names: NAMES });
   assert.deepEqual([same.applied, same.unchanged, same.conflicts], [{}, { SubscriberChunks: 2 }, []]);
   a.close();
   b.close();
@@ -253,9 +253,9 @@ test("a log is taken when the store has none, kept when the engine has none, and
 // ---- bases: what the engine held at the last exchange ---------------------------------------------
 
 /** Every entry the engine holds of map `attributeMap` (no value field), by key. */
-function engineEntries(e: EngineModel, attributeMap: string): Map<string, unknown> {
+async function engineEntries(e: EngineModel, attributeMap: string): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
-  for (const [key, payload] of e.payloads())
+  for (const [key, payload] of await e.payloads())
     if (key.startsWith(`${attributeMap}/`)) for (const [k, v] of Object.entries(JSON.parse(payload) as object)) out.set(k, v);
   return out;
 }
@@ -269,10 +269,10 @@ async function increment(store: Attrmap, since: number): Promise<DexRequest[]> {
 test("what a pull wrote is not sent back; a local change after it is", async () => {
   const a = await filled();
   const e = engine();
-  e.set(await requests(a, ["notes"]));
+  await e.set(await requests(a, ["notes"]));
   const b = fresh();
   const before = await b.changesCheckpoint();
-  await importDexAttributes(b, e.get(), { names: NAMES });
+  await importDexAttributes(b, await e.get(), { names: NAMES });
   assert.deepEqual(await increment(b, before), [], "the pulled partitions equal the engine's");
   await (await b.partitionedMap<unknown>("notes")).upsert("__proto__", { text: "changed here" });
   const sent = await increment(b, before);
@@ -280,8 +280,8 @@ test("what a pull wrote is not sent back; a local change after it is", async () 
     sent.reduce((n, r) => n + r.attributes, 0),
     1,
   );
-  e.set(sent);
-  assert.deepEqual(engineEntries(e, "notes").get("__proto__"), { text: "changed here" });
+  await e.set(sent);
+  assert.deepEqual((await engineEntries(e, "notes")).get("__proto__"), { text: "changed here" });
   a.close();
   b.close();
 });
@@ -295,20 +295,20 @@ test("two devices changing different entries of one partition both keep theirs, 
     ["k2", 2],
   ]);
   const full = await requests(a, ["notes"]);
-  e.set(full);
+  await e.set(full);
   await a.acknowledgeChanges(full[0]!.checkpoint);
   const b = fresh();
-  await importDexAttributes(b, e.get(), { names: NAMES, layouts: { notes: { partitionCount: 1 } } });
+  await importDexAttributes(b, await e.get(), { names: NAMES, layouts: { notes: { partitionCount: 1 } } });
   const since = { a: full[0]!.checkpoint, b: await b.changesCheckpoint() };
   // A changes k1 and sends it as an entry change; B changes k2 meanwhile, then pulls.
   await notes.upsert("k1", 10);
   const fromA = await exportDexEntryChanges(a, { since: since.a, names: NAMES });
   assert.deepEqual(fromA.changes, [{ attributeMap: "notes", instance: "partition-0", key: "k1", value: 10 }]);
-  e.rpc(fromA.changes);
+  await e.rpc(fromA.changes);
   await a.acknowledgeChanges(fromA.checkpoint);
   const bNotes = await b.partitionedMap<number>("notes");
   await bNotes.upsert("k2", 20);
-  const pulled = await importDexAttributes(b, e.get(), { names: NAMES });
+  const pulled = await importDexAttributes(b, await e.get(), { names: NAMES });
   assert.deepEqual(pulled.conflicts, []);
   assert.deepEqual(
     await bNotes.getMany(["k1", "k2"]),
@@ -320,16 +320,16 @@ test("two devices changing different entries of one partition both keep theirs, 
   // B sends only its own entry; the engine then holds both changes, and A gets B's at its pull.
   const fromB = await exportDexEntryChanges(b, { since: since.b, names: NAMES });
   assert.deepEqual(fromB.changes, [{ attributeMap: "notes", instance: "partition-0", key: "k2", value: 20 }]);
-  e.rpc(fromB.changes);
+  await e.rpc(fromB.changes);
   await b.acknowledgeChanges(fromB.checkpoint);
   assert.deepEqual(
-    engineEntries(e, "notes"),
+    await engineEntries(e, "notes"),
     new Map([
       ["k1", 10],
       ["k2", 20],
     ]),
   );
-  const back = await importDexAttributes(a, e.get(), { names: NAMES });
+  const back = await importDexAttributes(a, await e.get(), { names: NAMES });
   assert.deepEqual([back.conflicts, await notes.get("k2")], [[], 20]);
   // Nothing left to send on either side.
   for (const [store, after] of [
