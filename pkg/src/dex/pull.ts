@@ -13,6 +13,7 @@ import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { attributesOf } from "./attribute-source.js";
 import { AttributeRouter, type CheckLayout, checkedCopies } from "./engine-copy.js";
 import { type DexConflict, type DexEntryConflict, type Merged, Moved, mergeAndWrite, type Target } from "./merge.js";
+import { LOG_STATE_BASE } from "./base.js";
 import { everyName } from "./names-option.js";
 import type { DexMapNames, DexSdk } from "./sample-names.js";
 
@@ -109,14 +110,27 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
   onProgress?.({ phase: "merging", attributes: count });
   await verifierReady();
   const maps = [...router.gathered.keys()].sort();
-  const locks: LockRequest[] = maps.flatMap((map) => [
-    { key: lockKey(ctx, map), mode: "exclusive" as const },
-    { key: lockKey(ctx, map, CURRENT), mode: "exclusive" as const },
-  ]);
   const done = (m: Merged): DexImportResult => ({ ...m, ignored: router.ignored });
   if (maps.length === 0) return done({ applied: {}, unchanged: {}, conflicts: [] });
+  // The instances each map's merge reads and writes: the engine's, and (a whole copy) those with
+  // a base. All its locks are taken at once, in the one order every writer takes them.
+  const known = await ctx.instances.readMaps(maps.map((map) => ({ map, instances: [], bases: "all" })));
+  const instancesOf = (i: number): string[] => {
+    const g = router.gathered.get(maps[i]!)!;
+    const based = partial ? [] : (known[i]!.baseNames ?? []).filter((n) => n !== LOG_STATE_BASE);
+    return [...new Set([...g.instances.keys(), ...based])].sort();
+  };
+  const isLog = (i: number) => {
+    const kind = (known[i]!.meta as { kind?: unknown } | undefined)?.kind;
+    return kind === undefined ? named.get(maps[i]!)!.stateAttribute !== undefined : kind === "chunked";
+  };
+  const locks: LockRequest[] = maps.flatMap((map, i) => [
+    { key: lockKey(ctx, map), mode: "exclusive" as const },
+    { key: lockKey(ctx, map, CURRENT), mode: "exclusive" as const },
+    ...(isLog(i) ? [] : instancesOf(i).map((instance) => ({ key: lockKey(ctx, map, instance), mode: "exclusive" as const }))),
+  ]);
   return withLocks(ctx.locks, locks, { signal }, async () => {
-    const stored = await ctx.instances.readMaps(maps.map((map) => ({ map, instances: [], bases: "all" })));
+    const stored = await ctx.instances.readMaps(maps.map((map) => ({ map, instances: [] })));
     const layouts = maps.map((map, i) => layoutOf(map, stored[i]!.meta, layoutsOption, named.get(map)!));
     const verifier = new ExportChecker();
     let copies: ReturnType<typeof checkedCopies>;
@@ -128,10 +142,9 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
     const targets = maps.flatMap((map, i): Target[] => {
       const remote = copies.get(map);
       if (!remote) return [];
-      const held = remote.kind === "partitioned" ? [...remote.partitions.keys()] : [];
-      const based = partial || remote.kind === "chunked" ? [] : (stored[i]!.baseNames ?? []);
-      return [{ map, layout: layouts[i]!, remote, instances: [...new Set([...held, ...based])].sort() }];
+      return [{ map, layout: layouts[i]!, remote, instances: remote.kind === "partitioned" ? instancesOf(i) : [] }];
     });
+    // Every writer of these instances waits for the locks: a merge reads again only if one did not.
     for (let attempt = 1; ; attempt++) {
       stop();
       try {
