@@ -111,21 +111,30 @@ class CustomerDirectoryFlow(Flow[None]):
             require_entry_in_partition(canonical_email, partition_name)
 
         partitions = self.customer_profiles_by_email_partition
-        try:
-            partition = partitions.get(context, partition_name)
-            existed = True
-        except KeyError:
-            partition = CustomerProfilePartition({})
-            existed = False
+        stored = self._stored_partition(context, partition_name)
+        partition = stored if stored is not None else CustomerProfilePartition({})
         profiles = partition.profiles_by_canonical_email
         for canonical_email in input.canonical_emails_to_delete:
             profiles.pop(canonical_email, None)
         profiles.update(input.profiles_to_set)
         if profiles:
             partitions.set(context, partition_name, partition)
-        elif existed:
+        elif stored is not None:
             partitions.delete(context, partition_name)
         return RPCResult(len(profiles))
+
+    def _stored_partition(
+        self, context: Context, partition_name: str
+    ) -> CustomerProfilePartition | None:
+        # AttributeMap.get documents KeyError for an absent instance, but SDK 1.23.0 returns its
+        # default for an object type, None (typed as the value type): both mean absent here.
+        try:
+            stored: CustomerProfilePartition | None = (
+                self.customer_profiles_by_email_partition.get(context, partition_name)
+            )
+        except KeyError:
+            return None
+        return stored
 
 
 async def apply_entry_changes(
