@@ -254,7 +254,7 @@ test-node: $(TESTS_INSTALLED) $(GO) $(JAVA) $(DEX_PB2)
 # Every browser suite in Chromium; the suites written once for every engine (tests/browser/
 # engines.ts) again in Firefox and in WebKit. The rest use Chromium's CDP, Playwright's input,
 # or real tools (bundlers, Vite, React) whose output is the same for every engine.
-ENGINE_SUITES := package storage locks durability data-loss upgrade storage-process crash http live indexes lifecycle \
+ENGINE_SUITES := package storage locks durability data-loss upgrade storage-process crash http live indexes lifecycle sync \
                  hardening fuzz quota demo-engines transactions
 # Each suite runs under one browser of its engine (tests/browser/suite-browser.ts), which its
 # files connect to instead of launching their own (a launch cost more CPU than most files' tests).
@@ -280,6 +280,7 @@ bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/search.bench.ts
 	cd tests && node --import tsx bench/transaction.bench.ts
 	cd tests && node --import tsx bench/increment.bench.ts
+	cd tests && node --import tsx bench/sync.bench.ts
 	cd tests && node --import tsx bench/http-load.bench.ts
 	cd tests && node --import tsx bench/lifecycle.bench.ts
 	cd tests && node --import tsx bench/scale.bench.ts

@@ -40,7 +40,7 @@ async function engineAnswer(): Promise<string> {
   }
 }
 
-test("a pull while two tabs write: the rule's result, every tab's write kept, all of the pull or none to a live query", async () => {
+test("a pull while two tabs write: the rule's result, every write kept, a live query sees all of the pull or none", async () => {
   const answer = await engineAnswer();
   const name = freshDb();
   const [puller, writer] = [await openPage(env.browser, env.server.origin), await openPage(env.browser, env.server.origin)];
@@ -71,7 +71,10 @@ test("a pull while two tabs write: the rule's result, every tab's write kept, al
         async ({ answer, names }) => {
           const { store } = window as unknown as { store: ReturnType<typeof window.attrmap.openAttrmap> };
           const r = await window.attrmap.importDexAttributes(store, answer, { names });
-          return { conflicts: r.conflicts.map((c) => (c.kind === "entry" ? [c.key, c.local, c.kept] : [c.map])), applied: r.applied };
+          return {
+            conflicts: r.conflicts.map((c) => (c.kind === "entry" ? [c.key, c.local, c.kept] : [c.map])),
+            applied: r.applied,
+          };
         },
         { answer, names: NAMES },
       ),
@@ -97,7 +100,11 @@ test("a pull while two tabs write: the rule's result, every tab's write kept, al
   assert.deepEqual(held, expected);
   await new Promise((r) => setTimeout(r, 200)); // the last announcements
   const seen = await puller.evaluate(() => (window as unknown as { seen: number[] }).seen);
-  assert.deepEqual([...new Set(seen)].sort((a, b) => a - b), [0, PULLED], "a snapshot holds none or all of the pull");
+  assert.deepEqual(
+    [...new Set(seen)].sort((a, b) => a - b),
+    [0, PULLED],
+    "a snapshot holds none or all of the pull",
+  );
   assert.deepEqual([puller.errors, writer.errors], [[], []]);
   await Promise.all([puller.close(), writer.close()]);
 });

@@ -49,7 +49,8 @@ interface Device {
 async function engineEntries(e: EngineModel): Promise<Entries> {
   const out: Entries = new Map();
   for (const [key, payload] of await e.payloads())
-    if (key.startsWith("shared/")) for (const [k, v] of Object.entries(JSON.parse(payload) as Record<string, number>)) out.set(k, v);
+    if (key.startsWith("shared/"))
+      for (const [k, v] of Object.entries(JSON.parse(payload) as Record<string, number>)) out.set(k, v);
   return out;
 }
 

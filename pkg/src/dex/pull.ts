@@ -11,9 +11,9 @@ import { type ChunkedMeta, openChunked, openPartitioned, type PartitionedLayout 
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { attributesOf } from "./attribute-source.js";
+import { LOG_STATE_BASE } from "./base.js";
 import { AttributeRouter, type CheckLayout, checkedCopies } from "./engine-copy.js";
 import { type DexConflict, type DexEntryConflict, type Merged, Moved, mergeAndWrite, type Target } from "./merge.js";
-import { LOG_STATE_BASE } from "./base.js";
 import { everyName } from "./names-option.js";
 import type { DexMapNames, DexSdk } from "./sample-names.js";
 
