@@ -4,6 +4,7 @@
 // another kind than the export writes is refused, naming the attribute.
 import * as args from "../common/args.js";
 import { MAX_TEXT_LENGTH } from "../common/constants.js";
+import { AttrmapError } from "../common/errors.js";
 
 /** One attribute as the engine answers it (protobuf JSON of its `KV`). */
 export interface DexAttribute {
@@ -59,16 +60,24 @@ function responseAttributes(response: unknown): readonly unknown[] {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The bytes of a protobuf JSON `bytes` field: base64, standard or URL-safe, padded or not. */
-function base64Bytes(text: string): Uint8Array | undefined {
-  const standard = text.replace(/-/g, "+").replace(/_/g, "/");
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(standard)) return undefined;
+/**
+ * The text whose UTF-8 bytes a protobuf JSON `bytes` field holds (base64, standard or URL-safe,
+ * padded or not, as atob reads it): undefined when it is not base64; a TypeError when the bytes
+ * are not UTF-8.
+ */
+function base64Text(payload: string): string | undefined {
+  const standard = /[-_]/.test(payload) ? payload.replace(/-/g, "+").replace(/_/g, "/") : payload;
+  let binary: string;
   try {
-    const binary = atob(standard.padEnd(Math.ceil(standard.length / 4) * 4, "="));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    binary = atob(standard.length % 4 === 0 ? standard : standard.padEnd(Math.ceil(standard.length / 4) * 4, "="));
   } catch {
     return undefined;
   }
+  // ASCII is its own UTF-8 (most JSON): the bytes are the text.
+  if (!/[\x80-\xff]/.test(binary)) return binary;
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return utf8.decode(bytes);
 }
 
 /**
@@ -96,11 +105,13 @@ export function decodeValue(key: string, value: unknown): unknown {
   if (encoding !== "json") throw args.invalid(`${where} has encoding ${JSON.stringify(encoding)}, not "json"`);
   if (typeof payload !== "string" || payload.length > (MAX_TEXT_LENGTH * 4) / 3)
     throw args.invalid(`${where} has no base64 payload of at most ${MAX_TEXT_LENGTH} bytes`);
-  const bytes = base64Bytes(payload);
-  if (bytes === undefined) throw args.invalid(`${where} has a payload that is not base64`);
+  let text: string | undefined;
   try {
-    return JSON.parse(utf8.decode(bytes));
+    text = base64Text(payload);
+    if (text === undefined) throw args.invalid(`${where} has a payload that is not base64`);
+    return JSON.parse(text);
   } catch (e) {
+    if (e instanceof AttrmapError) throw e;
     throw args.invalid(`${where} has a payload that is not JSON in UTF-8: ${(e as Error).message}`, e);
   }
 }

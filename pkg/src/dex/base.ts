@@ -1,15 +1,17 @@
 // What a base holds (docs/sync.md, "Base"): for each instance, digests of what the engine held of
 // it when the store and the engine last exchanged it. A partition's base is its entries' digests
-// by key, a chunk's the digest of its records, a log's state (under LOG_STATE_BASE) the state
-// itself; null, an instance the engine does not hold (no record: nothing is known, as before the
-// first exchange). A digest is the Rust core's, of a value's canonical JSON (src/sync.rs): two values
-// with the same data have the same digest, whatever order their keys were written in.
+// by key, with the digest of the attribute's payload as the engine holds it when that is known
+// (a pull whose payload is the same has nothing new in that partition); a chunk's base is the
+// digest of its records, a log's state (under LOG_STATE_BASE) the state itself; null, an instance
+// the engine does not hold (no record: nothing is known, as before the first exchange). A digest
+// is the Rust core's, of a value's canonical JSON (src/sync.rs): two values with the same data
+// have the same digest, whatever order their keys were written in. How a partition's base is
+// stored is idb/bases.ts's.
 import { canonicalJson } from "../export-import/exact-json.js";
 import type { LogState } from "../maps/layout.js";
 import { digestsOf } from "../wasm/verifier-module.js";
 
-/** A partition's base: each entry's digest, by canonical key. */
-export type PartitionBase = Map<string, string>;
+export { packBase, type StoredPartitionBase, unpackBase as baseEntries } from "../idb/bases.js";
 
 /** The instance name a log's state is based under (no partition or chunk is named so). */
 export const LOG_STATE_BASE = "";
@@ -25,12 +27,17 @@ export function entryDigests(values: readonly unknown[]): Array<string | undefin
   return values.map((v, i) => (v === undefined ? undefined : texts[i] === undefined ? NOT_JSON : digests[next++]));
 }
 
-/** The base of a partition whose entries are `entries` (none, or none at all: null, the engine holds none). */
-export function partitionBase(entries: ReadonlyMap<string, unknown> | undefined): PartitionBase | null {
-  if (!entries || entries.size === 0) return null;
+/** The digest of each entry of a partition (none: none), by key. */
+export function partitionDigests(entries: ReadonlyMap<string, unknown> | undefined): Map<string, string> {
+  if (!entries) return new Map();
   const keys = [...entries.keys()];
   const digests = entryDigests(keys.map((k) => entries.get(k)));
   return new Map(keys.map((k, i) => [k, digests[i]!]));
+}
+
+/** The digest of each attribute payload (base64 text, as the engine holds and answers it). */
+export function payloadDigests(payloads: readonly string[]): string[] {
+  return digestsOf(payloads);
 }
 
 /** The digest of a chunk's records (undefined: no chunk). */

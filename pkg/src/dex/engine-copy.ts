@@ -11,13 +11,18 @@ import { SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.j
 import { keyBytes, type Segment, segmentNumbers } from "../wasm/encodings.js";
 import type { ExportChecker } from "../wasm/verifier-module.js";
 import { decodeValue } from "./attribute-source.js";
+import { payloadDigests } from "./base.js";
 import { escapeInstance, renamed } from "./names-option.js";
 import type { DexMapNames } from "./sample-names.js";
 
-/** A partitioned map as the engine holds it: its partitions, by instance, each a map from canonical key to value. */
+/**
+ * A partitioned map as the engine holds it: its partitions, by instance, each a map from
+ * canonical key to value, and the digest of each one's payload as the engine answered it.
+ */
 export interface RemotePartitions {
   kind: "partitioned";
   partitions: Map<string, Map<string, unknown>>;
+  payloads: Map<string, string>;
 }
 
 /** A log as the engine holds it: its chunks by instance (oldest first), its state, and where its retained records start. */
@@ -30,10 +35,16 @@ export interface RemoteLog {
 
 export type RemoteCopy = RemotePartitions | RemoteLog;
 
-/** What the engine's attributes hold of one map before they are checked: each instance's value by attribute key. */
+/** What the engine's attributes hold of one map before they are checked: each instance's value (as answered) by attribute key. */
 interface Gathered {
   instances: Map<string, { key: string; value: unknown }>;
   state?: { key: string; value: unknown } | undefined;
+}
+
+/** The base64 payload of an attribute's value as answered (undefined: not an object value of JSON). */
+export function payloadOf(value: unknown): string | undefined {
+  const payload = (value as { objValue?: { payload?: unknown } } | null | undefined)?.objValue?.payload;
+  return typeof payload === "string" ? payload : undefined;
 }
 
 /** The layout an attribute of a map is checked against: the stored one, or the one a missing map gets. */
@@ -55,13 +66,13 @@ export class AttributeRouter {
     }
   }
 
-  /** Files one attribute under its map (or as ignored), its value decoded; a key seen twice is `invalid_argument`. */
+  /** Files one attribute under its map (or as ignored); a key seen twice is `invalid_argument`. */
   add(key: string, value: unknown): void {
     const stateOf = this.byState.get(key);
     if (stateOf !== undefined) {
       const g = this.of(stateOf);
       if (g.state) throw args.invalid(`attribute ${JSON.stringify(key)} comes twice`);
-      g.state = { key, value: decodeValue(key, value) };
+      g.state = { key, value };
       return;
     }
     const slash = key.lastIndexOf("/");
@@ -81,7 +92,12 @@ export class AttributeRouter {
       throw args.invalid(`attribute ${JSON.stringify(key)}: its instance is not escaped as an export escapes it`);
     const g = this.of(map);
     if (g.instances.has(instance)) throw args.invalid(`attribute ${JSON.stringify(key)} comes twice`);
-    g.instances.set(instance, { key, value: decodeValue(key, value) });
+    g.instances.set(instance, { key, value });
+  }
+
+  /** Leaves out an instance of `map` known to be what the engine held at the last exchange. */
+  skip(map: string, instance: string): void {
+    this.gathered.get(map)?.instances.delete(instance);
   }
 
   private of(map: string): Gathered {
@@ -125,12 +141,18 @@ export function checkedCopies(
     const back = reversed(names.recordFields);
     const layout = layoutOf(map);
     verifier.label(`the layout of map ${JSON.stringify(map)}`);
-    const present = [...g.instances].filter(([, a]) => a.value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const present = [...g.instances]
+      .map(
+        ([instance, a]) => [instance, { key: a.key, payload: payloadOf(a.value), value: decodeValue(a.key, a.value) }] as const,
+      )
+      .filter(([, a]) => a.value !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (layout.kind === "partitioned") {
       if (g.state)
         throw args.invalid(`attribute ${JSON.stringify(g.state.key)} is a log's state, but map "${map}" is partitioned`);
       verifier.partitionedLayout(map, layout.layoutVersion, layout.partitionCount, layout.keyRule);
       const partitions = new Map<string, Map<string, unknown>>();
+      const digests = payloadDigests(present.map(([, a]) => a.payload!));
       for (const [instance, { key, value }] of present) {
         const where = `attribute ${JSON.stringify(key)}`;
         const inner = unwrapped(where, value, names.valueField);
@@ -149,10 +171,11 @@ export function checkedCopies(
         }
         partitions.set(instance, entries);
       }
-      out.set(map, { kind: "partitioned", partitions });
+      out.set(map, { kind: "partitioned", partitions, payloads: new Map(present.map(([i], n) => [i, digests[n]!])) });
       continue;
     }
-    const state = g.state?.value === undefined ? undefined : stateOf(g.state.key, g.state.value, names);
+    const stateValue = g.state && decodeValue(g.state.key, g.state.value);
+    const state = stateValue === undefined ? undefined : stateOf(g.state!.key, stateValue, names);
     if (state === undefined && present.length === 0) continue; // the engine holds nothing of the log
     verifier.chunkedLayout(
       map,

@@ -13,7 +13,7 @@ import { recordSent, type SentRecord } from "../idb/bases.js";
 import { request } from "../idb/requests.js";
 import { readMeta } from "../maps/layout.js";
 import { verifierReady } from "../wasm/verifier-module.js";
-import { type PartitionBase, partitionBase } from "./base.js";
+import { baseEntries, partitionDigests } from "./base.js";
 import { changedSince } from "./increment.js";
 import { namesOption, renamed } from "./names-option.js";
 import type { DexMapNames, DexSdk } from "./sample-names.js";
@@ -73,8 +73,8 @@ export async function entryChanges(ctx: Context, options: unknown): Promise<DexE
       if (!names) throw args.invalid(`there are no Dex names for map "${map}": pass them in options.names`);
       for (const [j, instance] of step.entries()) {
         const value = read!.values[j] as Map<string, unknown> | undefined;
-        const local = partitionBase(value) ?? new Map<string, string>();
-        const base = (read!.bases![j] as PartitionBase | null | undefined) ?? new Map<string, string>();
+        const local = partitionDigests(value);
+        const base = baseEntries(read!.bases![j]);
         const entries = new Map<string, string | null>();
         for (const key of [...new Set([...local.keys(), ...base.keys()])].sort()) {
           const digest = local.get(key);

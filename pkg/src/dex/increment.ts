@@ -12,7 +12,7 @@ import { corrupt } from "../common/errors.js";
 import { changes } from "../feed/change-feed.js";
 import { type LogState, readMeta } from "../maps/layout.js";
 import { verifierReady } from "../wasm/verifier-module.js";
-import { chunkDigest, LOG_STATE_BASE, type PartitionBase, partitionBase, sameState } from "./base.js";
+import { baseEntries, chunkDigest, LOG_STATE_BASE, partitionDigests, sameState } from "./base.js";
 
 /** An attribute of an increment: an instance as it is now, one that is gone, or a log's state. */
 export type ChangedItem =
@@ -75,7 +75,7 @@ export async function* changedItems(
           throw corrupt(map, instance, `it is ${args.describeType(value)}, not a ${chunked ? "chunk" : "partition"}`);
         if (
           base != null &&
-          (chunked ? chunkDigest(value) === base : sameBase(partitionBase(value as Map<string, unknown>), base))
+          (chunked ? chunkDigest(value) === base : sameBase(partitionDigests(value as Map<string, unknown>), base))
         )
           continue;
         yield { kind: "instance", map, instance, value: value as Map<string, unknown> | unknown[] };
@@ -88,7 +88,7 @@ export async function* changedItems(
 }
 
 /** Whether a partition's entries (as a base) are `base`. */
-function sameBase(entries: PartitionBase | null, base: unknown): boolean {
-  const b = base as PartitionBase;
-  return entries !== null && entries.size === b.size && [...entries].every(([k, d]) => b.get(k) === d);
+function sameBase(local: ReadonlyMap<string, string>, base: unknown): boolean {
+  const b = baseEntries(base);
+  return local.size > 0 && local.size === b.size && [...local].every(([k, d]) => b.get(k) === d);
 }

@@ -24,7 +24,7 @@ import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.j
 import { profileProblem } from "../reference-samples/records.js";
 import { recordIndexed } from "../reference-samples/subscriber-archive.js";
 import { mergeDecisions } from "../wasm/verifier-module.js";
-import { chunkDigest, entryDigests, LOG_STATE_BASE, type PartitionBase, partitionBase, sameState } from "./base.js";
+import { baseEntries, chunkDigest, entryDigests, LOG_STATE_BASE, packBase, type StoredPartitionBase, sameState } from "./base.js";
 import type { RemoteCopy, RemoteLog, RemotePartitions } from "./engine-copy.js";
 
 /** An entry both the store and the engine changed, as `onConflict` is asked about it (undefined: absent). */
@@ -74,7 +74,7 @@ const facts = (localIsBase: boolean, remoteIsBase: boolean, equal: boolean) =>
   (localIsBase ? LOCAL_IS_BASE : 0) | (remoteIsBase ? REMOTE_IS_BASE : 0) | (equal ? EQUAL : 0);
 
 /** What the merge decided for a map: a partition's entries to set (a value) or delete (undefined), or a log taken or kept. */
-type Plan = { edits: Map<string, Map<string, unknown>>; bases: Map<string, PartitionBase | null> } | "take" | "keep";
+type Plan = { edits: Map<string, Map<string, unknown>>; bases: Map<string, StoredPartitionBase | null> } | "take" | "keep";
 
 /** Reads `targets`, merges them with the engine's copies, and writes the result in one transaction; see the top of the file. */
 export async function mergeAndWrite(
@@ -124,7 +124,7 @@ async function mergePartitions(
   t.instances.forEach((instance, k) => {
     const local = partitionOf(t.map, instance, snap.values[k]);
     const theirs = remote.partitions.get(instance) ?? new Map<string, unknown>();
-    const base = (snap.bases![k] as PartitionBase | null | undefined) ?? new Map<string, string>();
+    const base = baseEntries(snap.bases![k]);
     for (const key of new Set([...local.keys(), ...theirs.keys(), ...base.keys()]))
       entries.push({ instance, key, local: local.get(key), remote: theirs.get(key), base: base.get(key) });
   });
@@ -152,8 +152,10 @@ async function mergePartitions(
     changes.set(e.key, value);
   }
   for (const instance of remote.partitions.keys()) if (!differs.has(instance)) add(merged.unchanged, t.map, 1);
-  // Every instance's base becomes what the engine holds now.
-  const bases = new Map(t.instances.map((instance) => [instance, partitionBase(remote.partitions.get(instance))]));
+  // Every instance's base becomes what the engine holds now (null: none of it).
+  const digests = new Map<string, Map<string, string>>(t.instances.map((instance) => [instance, new Map()]));
+  for (const [n, e] of entries.entries()) if (remotes[n] !== undefined) digests.get(e.instance)!.set(e.key, remotes[n]);
+  const bases = new Map([...digests].map(([instance, d]) => [instance, packBase(d, remote.payloads.get(instance))]));
   return { edits, bases };
 }
 
@@ -178,15 +180,14 @@ function checkKept(map: string, key: string, value: unknown): void {
     );
 }
 
-/** Whether the transaction found what the merge read: the same metadata, instances and bases. */
+/**
+ * Whether the transaction found the layout and the instances the merge read. Their values need
+ * no second look: every writer of them waits for the locks the pull holds.
+ */
 function sameAsRead(a: Snapshot, b: Snapshot): boolean {
-  const text = (s: Snapshot) =>
-    JSON.stringify([s.meta, s.names, s.baseNames, ...[...s.values, ...(s.all ?? []), ...(s.bases ?? [])].map(plain)]);
+  const text = (s: Snapshot) => JSON.stringify([s.meta, s.names, s.baseNames, s.values.map((v) => v === undefined)]);
   return text(a) === text(b);
 }
-
-/** A stored value as JSON.stringify can compare it (a Map as its entries). */
-const plain = (v: unknown): unknown => (v instanceof Map ? [...v].map(([k, x]) => [k, plain(x)]) : v);
 
 /** A log as the store holds it now: its metadata (or the new log's), chunks by instance, and the bases of its instances. */
 function localLog(t: Target, snap: Snapshot) {

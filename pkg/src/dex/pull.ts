@@ -7,13 +7,14 @@ import { CURRENT, EMAIL_KEYS } from "../common/constants.js";
 import { type Context, lockKey } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
 import { type LockRequest, withLocks } from "../concurrency/locks.js";
+import type { Snapshot } from "../instances/instances.js";
 import { type ChunkedMeta, openChunked, openPartitioned, type PartitionedLayout } from "../maps/layout.js";
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { attributesOf } from "./attribute-source.js";
-import { LOG_STATE_BASE } from "./base.js";
-import { AttributeRouter, type CheckLayout, checkedCopies } from "./engine-copy.js";
-import { type DexConflict, type DexEntryConflict, type Merged, Moved, mergeAndWrite, type Target } from "./merge.js";
+import { LOG_STATE_BASE, payloadDigests, type StoredPartitionBase } from "./base.js";
+import { AttributeRouter, type CheckLayout, checkedCopies, payloadOf } from "./engine-copy.js";
+import { add, type DexConflict, type DexEntryConflict, type Merged, Moved, mergeAndWrite, type Target } from "./merge.js";
 import { everyName } from "./names-option.js";
 import type { DexMapNames, DexSdk } from "./sample-names.js";
 
@@ -110,19 +111,29 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
   onProgress?.({ phase: "merging", attributes: count });
   await verifierReady();
   const maps = [...router.gathered.keys()].sort();
-  const done = (m: Merged): DexImportResult => ({ ...m, ignored: router.ignored });
-  if (maps.length === 0) return done({ applied: {}, unchanged: {}, conflicts: [] });
+  if (maps.length === 0) return { applied: {}, unchanged: {}, conflicts: [], ignored: router.ignored };
   // The instances each map's merge reads and writes: the engine's, and (a whole copy) those with
   // a base. All its locks are taken at once, in the one order every writer takes them.
-  const known = await ctx.instances.readMaps(maps.map((map) => ({ map, instances: [], bases: "all" })));
-  const instancesOf = (i: number): string[] => {
-    const g = router.gathered.get(maps[i]!)!;
-    const based = partial ? [] : (known[i]!.baseNames ?? []).filter((n) => n !== LOG_STATE_BASE);
-    return [...new Set([...g.instances.keys(), ...based])].sort();
-  };
+  // A partial source names the instances to look at; a whole one, with every base, those it no longer holds.
+  const held = (map: string) => [...router.gathered.get(map)!.instances.keys()];
+  const known = (
+    await ctx.instances.readMaps(maps.map((map) => ({ map, instances: [], bases: partial ? held(map) : "all" })))
+  ).map((snapshot, i) => (partial ? { ...snapshot, baseNames: held(maps[i]!) } : snapshot));
   const isLog = (i: number) => {
     const kind = (known[i]!.meta as { kind?: unknown } | undefined)?.kind;
     return kind === undefined ? named.get(maps[i]!)!.stateAttribute !== undefined : kind === "chunked";
+  };
+  // A partition whose payload is the one the engine held at the last exchange has nothing new:
+  // it is not read, checked or written (the store's own changes in it stay, to be sent).
+  const skipped = maps.map((map, i) => (isLog(i) ? new Set<string>() : unchangedSince(router, map, known[i]!)));
+  const instancesOf = (i: number): string[] => {
+    const g = router.gathered.get(maps[i]!)!;
+    const based = partial ? [] : (known[i]!.baseNames ?? []).filter((n) => n !== LOG_STATE_BASE && !skipped[i]!.has(n));
+    return [...new Set([...g.instances.keys(), ...based])].sort();
+  };
+  const done = (m: Merged): DexImportResult => {
+    maps.forEach((map, i) => skipped[i]!.size > 0 && add(m.unchanged, map, skipped[i]!.size));
+    return { ...m, ignored: router.ignored };
   };
   const locks: LockRequest[] = maps.flatMap((map, i) => [
     { key: lockKey(ctx, map), mode: "exclusive" as const },
@@ -186,4 +197,17 @@ function checkLayout(layout: PartitionedLayout | ChunkedMeta): CheckLayout {
   return layout.kind === "partitioned"
     ? { kind: "partitioned", layoutVersion: layout.layoutVersion, partitionCount: layout.partitionCount, keyRule: layout.keyRule }
     : { kind: "chunked", layoutVersion: layout.layoutVersion, segments: layout.segments };
+}
+
+/** The instances of `map` in `router` whose payload is their base's (`known` read every base of the map); left out of it. */
+function unchangedSince(router: AttributeRouter, map: string, known: Snapshot): Set<string> {
+  const bases = new Map((known.baseNames ?? []).map((n, i) => [n, (known.bases![i] as StoredPartitionBase | null)?.payload]));
+  const candidates = [...router.gathered.get(map)!.instances].flatMap(([instance, { value }]) => {
+    const payload = payloadOf(value);
+    return payload !== undefined && bases.get(instance) !== undefined ? [[instance, payload] as const] : [];
+  });
+  const digests = payloadDigests(candidates.map(([, p]) => p));
+  const same = new Set(candidates.filter(([instance], n) => bases.get(instance) === digests[n]).map(([instance]) => instance));
+  for (const instance of same) router.skip(map, instance);
+  return same;
 }

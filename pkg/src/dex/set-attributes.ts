@@ -14,7 +14,7 @@ import { recordSent, type SentRecord } from "../idb/bases.js";
 import { request } from "../idb/requests.js";
 import * as wasm from "../wasm/core-module.js";
 import { verifierReady } from "../wasm/verifier-module.js";
-import { chunkDigest, LOG_STATE_BASE, partitionBase } from "./base.js";
+import { chunkDigest, LOG_STATE_BASE, packBase, partitionDigests, payloadDigests } from "./base.js";
 import { type ChangedItem, changedItems, changedSince } from "./increment.js";
 import { indexInstances } from "./index-instances.js";
 import { escapeInstance, namesOption, optionalString, renamed } from "./names-option.js";
@@ -89,9 +89,9 @@ function base64(json: string): string {
   return btoa(binary);
 }
 
-/** `{"key": ..., "value": {"objValue": {"encoding": "json", "payload": base64}}}` for a value's JSON text. */
-function attribute(key: string, json: string): string {
-  return `{"key":${JSON.stringify(key)},"value":{"objValue":{"encoding":"json","payload":"${base64(json)}"}}}`;
+/** `{"key": ..., "value": {"objValue": {"encoding": "json", "payload": base64}}}` for a value's JSON text, or its base64. */
+function attribute(key: string, json: string, payload = base64(json)): string {
+  return `{"key":${JSON.stringify(key)},"value":{"objValue":{"encoding":"json","payload":"${payload}"}}}`;
 }
 
 /** `options.indexes`, checked: undefined for no index, else the partition count of every index (undefined: its map's). */
@@ -229,12 +229,14 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
             ? partitionJson(fields ? new Map([...item.value].map(([k, v]) => [k, renamed(v, fields)])) : item.value)
             : exactJson(fields ? item.value.map((r) => renamed(r, fields)) : item.value);
         const json = target.valueField ? `{${JSON.stringify(target.valueField)}:${inner}}` : inner;
-        written = attribute(`${target.attributeMap}/${escapeInstance(item.instance)}`, json);
-        sent = [
-          item.map,
-          item.instance,
-          { whole: item.value instanceof Map ? partitionBase(item.value) : chunkDigest(item.value) },
-        ];
+        const payload = base64(json);
+        written = attribute(`${target.attributeMap}/${escapeInstance(item.instance)}`, json, payload);
+        // A partition's base keeps its payload's digest: a pull finds the same payload unchanged without reading it.
+        const whole =
+          item.value instanceof Map
+            ? packBase(partitionDigests(item.value), payloadDigests([payload])[0])
+            : chunkDigest(item.value);
+        sent = [item.map, item.instance, { whole }];
       }
     } catch (e) {
       if (!(e instanceof NotExactJson)) throw e;

@@ -116,17 +116,20 @@ export function partitionJson(entries: ReadonlyMap<unknown, unknown>): string {
  * when JSON cannot represent `value` exactly (such a value equals no JSON value).
  */
 export function canonicalJson(value: unknown): string | undefined {
-  if (!plain(value, 0)) return undefined;
-  return JSON.stringify(value, (_, v: unknown) => {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort())
-      Object.defineProperty(sorted, k, {
-        value: (v as Record<string, unknown>)[k],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    return sorted;
-  });
+  return plain(value, 0) ? canonical(value) : undefined;
+}
+
+/** The canonical JSON of a value `plain` accepted. */
+function canonical(value: unknown): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? "," : "") + canonical(value[i]);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value).sort();
+  let out = "{";
+  for (let i = 0; i < keys.length; i++)
+    out += `${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:${canonical((value as Record<string, unknown>)[keys[i]!])}`;
+  return `${out}}`;
 }

@@ -5,10 +5,28 @@
 import { attempt, request } from "./requests.js";
 import { BASES, SENT } from "./schema.js";
 
+/** A partition's stored base: its entries' digests packed as JSON text, and its payload's digest when known. */
+export interface StoredPartitionBase {
+  /** `[[key, digest], ...]` as JSON: one string, which IndexedDB reads back faster than a Map of them. */
+  entries: string;
+  payload?: string | undefined;
+}
+
+/** A partition's stored base from its entries' digests (none: null, the engine holds none of it). */
+export function packBase(entries: ReadonlyMap<string, string>, payload?: string): StoredPartitionBase | null {
+  return entries.size === 0 ? null : { entries: JSON.stringify([...entries]), payload };
+}
+
+/** The entries' digests of a stored partition base (none or null: no entries). */
+export function unpackBase(base: unknown): Map<string, string> {
+  const packed = (base as StoredPartitionBase | null | undefined)?.entries;
+  return new Map(typeof packed === "string" ? (JSON.parse(packed) as Array<[string, string]>) : []);
+}
+
 /**
  * What an export sent of one instance: its whole base (`whole`; null when the instance is gone
- * from the engine), or (entry changes) the digests of some entries of a partition's base, null
- * for an entry removed. A base of null says the engine holds no such instance; no base, that
+ * from the engine), or (entry changes) the digests of some entries of a partition's base
+ * (`{ entries }`), null for an entry removed. A base of null says the engine holds no such instance; no base, that
  * nothing is known.
  */
 export interface SentRecord {
@@ -81,10 +99,11 @@ export async function promoteSent(tx: IDBTransaction, upTo: number, keyRange: ty
     if (record.entries === undefined) {
       latest.set(id, record.whole ?? null);
     } else {
+      // The engine's payload after entry changes is the backend's to write: only the entries are known.
       const before = latest.has(id) ? latest.get(id) : await request(bases.get([map, instance]), doing);
-      const entries = new Map(before instanceof Map ? (before as Map<string, string>) : []);
+      const entries = unpackBase(before);
       for (const [k, d] of record.entries) d === null ? entries.delete(k) : entries.set(k, d);
-      latest.set(id, entries.size > 0 ? entries : null);
+      latest.set(id, packBase(entries));
     }
   }
   for (const [id, base] of latest) {

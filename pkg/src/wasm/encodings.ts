@@ -62,13 +62,21 @@ const encoder = new TextEncoder();
  * U+FFFD, as placeKey hashes them), and `ends[i]` where key `i` ends.
  */
 export function keyBytes(keys: readonly string[]): { bytes: Uint8Array; ends: Uint32Array } {
-  const bytes = new Uint8Array(keys.reduce((n, k) => n + keyRoom(k), 0));
+  // ASCII first (emails, base64, most JSON): a byte per code unit, in a buffer of that size.
+  return encoded(keys, (k) => k.length) ?? encoded(keys, keyRoom)!;
+}
+
+/** `keys` encoded one after another into a buffer with `room(key)` bytes for each; undefined if one does not fit. */
+function encoded(keys: readonly string[], room: (key: string) => number): { bytes: Uint8Array; ends: Uint32Array } | undefined {
+  const bytes = new Uint8Array(keys.reduce((n, k) => n + room(k), 0));
   const ends = new Uint32Array(keys.length);
   let at = 0;
-  keys.forEach((k, i) => {
-    at += encoder.encodeInto(k, bytes.subarray(at)).written;
+  for (let i = 0; i < keys.length; i++) {
+    const { read, written } = encoder.encodeInto(keys[i]!, bytes.subarray(at));
+    if (read !== keys[i]!.length) return undefined;
+    at += written;
     ends[i] = at;
-  });
+  }
   return { bytes: bytes.subarray(0, at), ends };
 }
 
