@@ -13,6 +13,7 @@ import { initLive } from "./live.js";
 import { initRules } from "./rules.js";
 import { initSamples, showFill } from "./samples.js";
 import { initSearch } from "./search.js";
+import { initSecondDevice } from "./second-device.js";
 import { initStorage } from "./storage.js";
 import { initTransfer } from "./transfer.js";
 
@@ -27,6 +28,7 @@ async function main() {
   initRules(archive);
   initLive(store);
   initBackup(store);
+  initSecondDevice(store);
   await initTransfer(store);
   await initStorage(store);
   store.watch((change) => {

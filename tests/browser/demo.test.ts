@@ -633,6 +633,47 @@ test("backup: SetAttributes requests for the Python sample, one file per flow, i
   assert.deepEqual(page.errors, []);
 });
 
+test("second device: restored from the engine; a profile both devices changed is a conflict, resolved as chosen", async (t) => {
+  const { page } = await openDemo(t);
+  await saveProfile(page, "Dana@Example.com", { fullName: "Dana" });
+  await saveProfile(page, "eve@example.com", { fullName: "Eve" });
+  const done = () =>
+    page.waitForFunction(
+      () =>
+        !(document.getElementById("second-restore") as HTMLButtonElement).disabled &&
+        document.getElementById("second-message")?.textContent !== "",
+    );
+  const clearMessage = () => page.evaluate(() => void (document.getElementById("second-message")!.textContent = ""));
+  await page.getByRole("button", { name: "Restore a second device" }).click();
+  await done();
+  assert.equal(await textOf(page, "#second-message"), "The second device holds 2 profiles, as the engine does.");
+  // The default keeps the engine's value: the one this device sent first.
+  await clearMessage();
+  await page.getByRole("button", { name: "Change a profile on both, then sync" }).click();
+  await done();
+  const steps = async () => (await page.locator("#second-steps li").allTextContents()).join("\n");
+  assert.match(
+    await textOf(page, "#second-message"),
+    /^(dana|eve)@example\.com is "(Dana|Eve) \(this device\)" on both devices\.$/,
+  );
+  assert.match(
+    await steps(),
+    new RegExp(
+      'Second device: conflict on (dana|eve)@example\\.com: this side had "\\w+ \\(second device\\)", ' +
+        'the engine "\\w+ \\(this device\\)"; kept "\\w+ \\(this device\\)"\\.',
+    ),
+  );
+  // Keeping the second device's value: it reaches the engine and this device.
+  await page.getByLabel("On a conflict, keep").selectOption("local");
+  await clearMessage();
+  await page.getByRole("button", { name: "Change a profile on both, then sync" }).click();
+  await done();
+  assert.match(await textOf(page, "#second-message"), /^(dana|eve)@example\.com is "[^"]* \(second device\)" on both devices\.$/);
+  assert.match(await textOf(page, "#second-code"), /onConflict: \(\{ local \}\) => local/);
+  await shoot(page, "second-device", "second-device");
+  assert.deepEqual(page.errors, []);
+});
+
 test("transfer: two balances and a ledger record land together; a failed one, nothing; another tab sees it", async (t) => {
   const { page, context, origin } = await openDemo(t);
   const balances = async (p: Page) => (await p.locator("#transfer-rows tr").allTextContents()).map((r) => r.trim());
