@@ -10,6 +10,7 @@ import { join, relative } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import "./page-types.js";
+import { refPartition } from "../shared/reference.js";
 import { openPage, useProfile } from "./harness.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures", import.meta.url));
@@ -156,6 +157,14 @@ for (const version of RELEASES)
             profile: (await dir.upsertProfile({ emailAddress: "new@example.com" })).emailAddress,
             count: await dir.count(),
           },
+          // Format 6's bases start empty: every profile the feed names is an entry change (sync.md).
+          entryChanges: (
+            await window.attrmap.exportDexEntryChanges(store, {
+              since: 0,
+              sdk: "typescript",
+              maps: ["CustomerProfilesByEmailPartition"],
+            })
+          ).changes.length,
           // The change feed, in full (the limit is above what any version's writes here make).
           feed: (await store.changes({ limit: 10_000 })).changes.map((r: { seq: number; map: string }) => [r.seq, r.map]),
         };
@@ -218,6 +227,13 @@ for (const version of RELEASES)
     );
     if (hadFeed(version)) assert.ok(feed.length > 3 + SUBSCRIBERS, `${version}'s own writes are in the feed`);
     else assert.equal(feed.length, 3);
+    // Nothing was exchanged before format 6: every profile of a partition the feed names is a change
+    // (all of them where the old version kept a feed; else those beside the one profile saved since).
+    const home = refPartition("new@example.com", 16).name;
+    const beside = Array.from({ length: PROFILES }, (_, i) => `user${i}@example.com`).filter(
+      (email) => refPartition(email, 16).name === home,
+    ).length;
+    assert.equal(seen.entryChanges, hadFeed(version) ? PROFILES + 1 : beside + 1);
     assert.deepEqual(page.errors, []);
     await page.close();
   });
