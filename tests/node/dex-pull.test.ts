@@ -340,3 +340,95 @@ test("two devices changing different entries of one partition both keep theirs, 
   a.close();
   b.close();
 });
+
+test("a GetFlowState answer is read like GetAttributes'; progress is told, and an abort writes nothing", async () => {
+  const a = await filled();
+  const e = engine();
+  await e.set(await requests(a, ["notes"]));
+  const attributes = (JSON.parse(await e.get()) as { attributes: Array<{ key: string; value: unknown }> }).attributes;
+  const flowState = { flowConfig: { flowType: "notes" }, attributes, completedSteps: [] };
+  const phases: string[] = [];
+  const controller = new AbortController();
+  const b = fresh();
+  await assert.rejects(
+    importDexAttributes(b, flowState, {
+      names: NAMES,
+      signal: controller.signal,
+      onProgress: ({ phase }) => {
+        phases.push(phase);
+        if (phase === "committing") controller.abort(new Error("changed my mind"));
+      },
+    }),
+    (err: unknown) => err instanceof AttrmapError && err.code === "aborted" && /nothing was written/.test(err.message),
+  );
+  assert.deepEqual(phases, ["merging", "committing"]);
+  assert.equal(await (await b.partitionedMap("notes")).count(), 0);
+  const done = await importDexAttributes(b, JSON.stringify(flowState), { names: NAMES });
+  assert.deepEqual(done.conflicts, []);
+  assert.equal(await (await b.partitionedMap("notes")).count(), 3);
+  a.close();
+  b.close();
+});
+
+/** A log's attributes as an export writes them: its state and its chunks, records renamed for the Python sample. */
+function logAnswer(state: object, chunks: Record<string, Array<{ sequence: number }>>): string {
+  const attributes: Record<string, unknown> = { subscriber_archive_state: state };
+  for (const [token, records] of Object.entries(chunks))
+    attributes[`subscriber_chunks/${token}`] = {
+      subscribers: records.map((r) => ({ ...r, subscriber_id: `s${r.sequence}`, delivery_address: "x" })),
+    };
+  return answer(attributes);
+}
+
+test("chunks out of place, or a state they do not bear out, are refused naming the attribute; nothing is written", async () => {
+  const records = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ({ sequence: from + i }));
+  const token = (n: number) => String(n).padStart(20, "0");
+  const cases: Array<[string, string, RegExp]> = [
+    [
+      "a chunk at no boundary",
+      logAnswer(
+        { next_sequence: 103, latest_archived_chunk_token: token(1) },
+        {
+          [token(2)]: records(2, 101),
+          current: records(101, 102),
+        },
+      ),
+      /attribute "subscriber_chunks\/00000000000000000002": .*(bad-token)/,
+    ],
+    [
+      "a state ahead of its records",
+      logAnswer({ next_sequence: 5, latest_archived_chunk_token: "" }, { current: records(1, 2) }),
+      /attribute "subscriber_chunks\/current": .*\(bad-chunk\)/,
+    ],
+    [
+      "chunks without a state",
+      answer({ "subscriber_chunks/current": { subscribers: [] } }),
+      /holds chunks of log "SubscriberChunks" but not its state \(attribute "subscriber_archive_state"\)/,
+    ],
+  ];
+  for (const [what, source, message] of cases) {
+    const b = fresh();
+    const archive = await b.subscriberArchive();
+    await assert.rejects(
+      importDexAttributes(b, source, { names: NAMES }),
+      (err: unknown) => err instanceof AttrmapError && err.code === "invalid_argument" && message.test(err.message),
+      what,
+    );
+    assert.equal(await archive.count(), 0, what);
+    b.close();
+  }
+});
+
+test("a log the engine has no appends in since the base is kept, and goes on after its own records", async () => {
+  const a = fresh();
+  const archive = await a.subscriberArchive();
+  await archive.registerSubscribers(Array.from({ length: 3 }, (_, i) => ({ subscriberId: `s${i}`, deliveryAddress: "a" })));
+  const e = engine();
+  await e.set(await requests(a, ["SubscriberChunks"]));
+  await importDexAttributes(a, await e.get(), { names: NAMES }); // the base: the engine holds what the store does
+  await archive.registerSubscriber({ subscriberId: "later", deliveryAddress: "a" });
+  const result = await importDexAttributes(a, await e.get(), { names: NAMES });
+  assert.deepEqual([result.conflicts, result.applied], [[], {}]);
+  assert.equal(await archive.count(), 4);
+  a.close();
+});

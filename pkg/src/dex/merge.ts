@@ -74,7 +74,11 @@ const facts = (localIsBase: boolean, remoteIsBase: boolean, equal: boolean) =>
   (localIsBase ? LOCAL_IS_BASE : 0) | (remoteIsBase ? REMOTE_IS_BASE : 0) | (equal ? EQUAL : 0);
 
 /** What the merge decided for a map: a partition's entries to set (a value) or delete (undefined), or a log taken or kept. */
-type Plan = { edits: Map<string, Map<string, unknown>>; bases: Map<string, StoredPartitionBase | null> } | "take" | "keep";
+type Plan =
+  | { edits: Map<string, Map<string, unknown>>; bases: Map<string, StoredPartitionBase | null> }
+  | "take"
+  | "base"
+  | "none";
 
 /** Reads `targets`, merges them with the engine's copies, and writes the result in one transaction; see the top of the file. */
 export async function mergeAndWrite(
@@ -103,7 +107,8 @@ export async function mergeAndWrite(
       const snap = snapshots[i]!;
       if (!sameAsRead(before[i]!, snap)) throw new Moved();
       const plan = plans[i]!;
-      if (plan === "keep") return {};
+      if (plan === "none") return {};
+      if (plan === "base") return { bases: logBases(t.remote as RemoteLog, snap) };
       if (plan === "take") return takeLog(t, t.remote as RemoteLog, snap, merged.applied);
       return editPartitions(t, snap, plan, merged.applied);
     }),
@@ -198,8 +203,8 @@ function localLog(t: Target, snap: Snapshot) {
 
 /**
  * A log, whole: the engine's taken when the store's has no appends since its base, the store's
- * kept when the engine's has none, nothing when they are equal; both appended is a conflict,
- * reported, and nothing of the log is written.
+ * kept when the engine's has none, nothing when they are equal (the engine's copy becoming the
+ * base in both); both appended is a conflict, reported, and nothing of the log is written.
  */
 function mergeLog(t: Target, remote: RemoteLog, snap: Snapshot, merged: Merged): Plan {
   const local = localLog(t, snap);
@@ -215,9 +220,15 @@ function mergeLog(t: Target, remote: RemoteLog, snap: Snapshot, merged: Merged):
   )[0];
   if (outcome === MERGE_OUTCOME_SAME) add(merged.unchanged, t.map, remote.chunks.size);
   if (outcome === MERGE_OUTCOME_TAKE_REMOTE) return "take";
-  if (outcome === MERGE_OUTCOME_CONFLICT)
-    merged.conflicts.push({ kind: "log", map: t.map, local: local.meta.state, remote: theirs });
-  return "keep";
+  if (outcome !== MERGE_OUTCOME_CONFLICT) return "base";
+  merged.conflicts.push({ kind: "log", map: t.map, local: local.meta.state, remote: theirs });
+  return "none";
+}
+
+/** The bases of a log as the engine holds it: each chunk's digest and the state (none: no state). */
+function logBases(remote: RemoteLog, snap: Snapshot): MapWrites["bases"] {
+  const chunks = [...remote.chunks].map(([n, records]) => [n, chunkDigest(records)] as const);
+  return { delete: snap.baseNames, put: remote.state ? [...chunks, [LOG_STATE_BASE, { ...remote.state }]] : chunks };
 }
 
 /** The writes that make a log the engine's copy: its chunks, state, index entries and bases replace the store's. */
@@ -237,23 +248,11 @@ function takeLog(t: Target, remote: RemoteLog, snap: Snapshot, applied: Record<s
         addEntryWrites(t.map, meta.indexes, r.sequence, undefined, indexed(r), entries, conflict, r);
   }
   add(applied, t.map, remote.chunks.size);
-  const bases = [...remote.chunks].map(([n, records]) => [n, chunkDigest(records)] as const);
-  return {
-    delete: [...local.chunks.keys()],
-    put: [...remote.chunks],
-    meta,
-    entries,
-    bases: { delete: snap.baseNames, put: [...bases, [LOG_STATE_BASE, { ...remote.state! }]] },
-  };
+  return { delete: [...local.chunks.keys()], put: [...remote.chunks], meta, entries, bases: logBases(remote, snap) };
 }
 
 /** The writes of a partitioned map's merged entries, with their index entries and the instances' new bases. */
-function editPartitions(
-  t: Target,
-  snap: Snapshot,
-  plan: Exclude<Plan, "take" | "keep">,
-  applied: Record<string, number>,
-): MapWrites {
+function editPartitions(t: Target, snap: Snapshot, plan: Exclude<Plan, string>, applied: Record<string, number>): MapWrites {
   const layout = (snap.meta ?? t.layout) as PartitionedLayout;
   const put: Array<[string, Map<string, unknown>]> = [];
   const removed: string[] = [];

@@ -161,8 +161,8 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
       try {
         return done(
           await mergeAndWrite(ctx, targets, onConflict, () => {
-            stop();
             onProgress?.({ phase: "committing", attributes: count });
+            stop();
           }),
         );
       } catch (e) {
