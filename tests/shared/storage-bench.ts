@@ -9,7 +9,7 @@ import type * as IdbKeyval from "idb-keyval";
 import { refCanonical, refPartition } from "./reference.js";
 
 /** The last release, whose tarball tests/fixtures keeps: a bench's "before". */
-export const RELEASED = "0.4.0";
+export const RELEASED = "0.5.0";
 
 export type Contender = "attrmap" | typeof RELEASED | "raw" | "dexie" | "idb-keyval";
 

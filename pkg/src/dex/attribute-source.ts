@@ -5,19 +5,7 @@
 import * as args from "../common/args.js";
 import { MAX_TEXT_LENGTH } from "../common/constants.js";
 import { AttrmapError } from "../common/errors.js";
-
-/** One attribute as the engine answers it (protobuf JSON of its `KV`). */
-export interface DexAttribute {
-  key: string;
-  value: unknown;
-}
-
-/** What a pull reads: a GetAttributes or GetFlowState response, as text or parsed, or its attributes one by one. */
-export type DexAttributeSource =
-  | string
-  | { attributes?: readonly DexAttribute[] }
-  | Iterable<DexAttribute>
-  | AsyncIterable<DexAttribute>;
+import type { DexAttribute } from "./sync-types.js";
 
 const isIterable = (v: object): v is Iterable<unknown> => typeof (v as Iterable<unknown>)[Symbol.iterator] === "function";
 const isAsyncIterable = (v: object): v is AsyncIterable<unknown> =>

@@ -8,10 +8,12 @@
 // have the same digest, whatever order their keys were written in. How a partition's base is
 // stored is idb/bases.ts's.
 import { canonicalJson } from "../export-import/exact-json.js";
+import { type BaseWrites, readAllBases, readBases, writeBases } from "../idb/bases.js";
+import type { MapRead, MapWrites, Snapshot } from "../instances/instances.js";
 import type { LogState } from "../maps/layout.js";
 import { digestsOf } from "../wasm/verifier-module.js";
 
-export { packBase, type StoredPartitionBase, unpackBase as baseEntries } from "../idb/bases.js";
+export { packBase, type StoredPartitionBase, unpackBase as baseEntries } from "../idb/sent.js";
 
 /** The instance name a log's state is based under (no partition or chunk is named so). */
 export const LOG_STATE_BASE = "";
@@ -48,4 +50,29 @@ export function chunkDigest(records: unknown): string | undefined {
 /** Whether two log states are the same. */
 export function sameState(a: LogState, b: LogState): boolean {
   return a.nextSequence === b.nextSequence && a.latestArchivedChunkToken === b.latestArchivedChunkToken;
+}
+
+/** The bases a read found (see readingBases): the instances' names, and each one's base (undefined: none). */
+export interface BasesRead {
+  names: string[];
+  bases: unknown[];
+}
+
+/** `read`, also reading the bases of `which`: these instances, or every instance of the map that has one. */
+export function readingBases(read: MapRead, which: readonly string[] | "all"): MapRead {
+  return {
+    ...read,
+    also: (tx, doing, keyRange) =>
+      which === "all"
+        ? readAllBases(tx, read.map, keyRange, doing)
+        : readBases(tx, read.map, which, doing).then((bases) => ({ names: [...which], bases })),
+  };
+}
+
+/** The bases a `readingBases` read found. */
+export const basesRead = (snapshot: Snapshot): BasesRead => snapshot.also as BasesRead;
+
+/** A write's requests to the bases of `map`, issued in its transaction. */
+export function writingBases(map: string, writes: BaseWrites): MapWrites["also"] {
+  return (tx) => writeBases(tx, map, writes);
 }

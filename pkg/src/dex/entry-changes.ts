@@ -9,41 +9,15 @@ import type { Context } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
 import { exactJson, NotExactJson } from "../export-import/exact-json.js";
 import { wantedMaps } from "../export-import/maps-option.js";
-import { recordSent, type SentRecord } from "../idb/bases.js";
 import { request } from "../idb/requests.js";
+import { recordSent, type SentRecord } from "../idb/sent.js";
 import { readMeta } from "../maps/layout.js";
 import { verifierReady } from "../wasm/verifier-module.js";
-import { baseEntries, partitionDigests } from "./base.js";
+import { baseEntries, basesRead, partitionDigests, readingBases } from "./base.js";
 import { changedSince } from "./increment.js";
 import { namesOption, renamed } from "./names-option.js";
-import type { DexMapNames, DexSdk } from "./sample-names.js";
-
-/** Which changes `exportDexEntryChanges(store, options)` gives, and under which names. */
-export interface DexEntryChangesOptions {
-  /** The checkpoint of the change feed the changes are after (the last `checkpoint` given, acknowledged or not). */
-  since: number;
-  /** The partitioned maps to send (default: every one named). */
-  maps?: readonly string[] | undefined;
-  sdk?: DexSdk | undefined;
-  names?: Readonly<Record<string, DexMapNames>> | undefined;
-}
-
-/** One entry to set (`value`, as an export writes it: its record fields renamed) or to delete (`value: null`). */
-export interface DexEntryChange {
-  attributeMap: string;
-  /** The partition: the attribute's key is `<attributeMap>/<instance>`. */
-  instance: string;
-  key: string;
-  value: unknown;
-}
-
-/** The entry changes after a checkpoint, and the checkpoint they bring the engine to (the next `since`). */
-export interface DexEntryChanges {
-  checkpoint: number;
-  changes: DexEntryChange[];
-  /** Logs written since, which entry changes do not send (see the top of the file). */
-  logs: string[];
-}
+import type { DexMapNames } from "./sample-names.js";
+import type { DexEntryChange, DexEntryChanges } from "./sync-types.js";
 
 /** Instances read per transaction. */
 const READ_STEP = 100;
@@ -63,7 +37,7 @@ export async function entryChanges(ctx: Context, options: unknown): Promise<DexE
     const instances = [...changed.get(map)!].sort();
     for (let i = 0; i < instances.length; i += READ_STEP) {
       const step = instances.slice(i, i + READ_STEP);
-      const [read] = await ctx.instances.readMaps([{ map, instances: step, bases: step }]);
+      const [read] = await ctx.instances.readMaps([readingBases({ map, instances: step }, step)]);
       const view = readMeta(map, read!.meta);
       if (view !== undefined && "meta" in view) {
         logs.push(map);
@@ -74,7 +48,7 @@ export async function entryChanges(ctx: Context, options: unknown): Promise<DexE
       for (const [j, instance] of step.entries()) {
         const value = read!.values[j] as Map<string, unknown> | undefined;
         const local = partitionDigests(value);
-        const base = baseEntries(read!.bases![j]);
+        const base = baseEntries(basesRead(read!).bases[j]);
         const entries = new Map<string, string | null>();
         for (const key of [...new Set([...local.keys(), ...base.keys()])].sort()) {
           const digest = local.get(key);

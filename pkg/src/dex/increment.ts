@@ -12,7 +12,7 @@ import { corrupt } from "../common/errors.js";
 import { changes } from "../feed/change-feed.js";
 import { type LogState, readMeta } from "../maps/layout.js";
 import { verifierReady } from "../wasm/verifier-module.js";
-import { baseEntries, chunkDigest, LOG_STATE_BASE, partitionDigests, sameState } from "./base.js";
+import { baseEntries, basesRead, chunkDigest, LOG_STATE_BASE, partitionDigests, readingBases, sameState } from "./base.js";
 
 /** An attribute of an increment: an instance as it is now, one that is gone, or a log's state. */
 export type ChangedItem =
@@ -59,14 +59,15 @@ export async function* changedItems(
     let stateBase: unknown;
     for (let i = 0; i < names.length; i += READ_STEP) {
       const step = names.slice(i, i + READ_STEP);
-      const [read] = await ctx.instances.readMaps([{ map, instances: step, bases: [...step, LOG_STATE_BASE] }]);
+      const [read] = await ctx.instances.readMaps([readingBases({ map, instances: step }, [...step, LOG_STATE_BASE])]);
+      const { bases } = basesRead(read!);
       meta = read!.meta;
-      stateBase = read!.bases!.at(-1);
+      stateBase = bases.at(-1);
       const view = readMeta(map, read!.meta);
       const chunked = view !== undefined && "meta" in view;
       for (const [j, instance] of step.entries()) {
         const value = read!.values[j];
-        const base = read!.bases![j];
+        const base = bases[j];
         if (value === undefined) {
           if (base !== null) yield { kind: "gone", map, instance }; // null: the engine holds none either
           continue;

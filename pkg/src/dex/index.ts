@@ -5,19 +5,33 @@
 import { lazyModule } from "../common/lazy-module.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { ready } from "../wasm/core-module.js";
-import type { DexAttributeSource } from "./attribute-source.js";
-import type { DexEntryChanges, DexEntryChangesOptions } from "./entry-changes.js";
 import type { IndexPartition, IndexValue } from "./index-partition.js";
-import type { DexImportOptions, DexImportResult } from "./pull.js";
 import type { DexExportOptions, DexRequest } from "./set-attributes.js";
+import type {
+  DexAttributeSource,
+  DexEntryChanges,
+  DexEntryChangesOptions,
+  DexImportOptions,
+  DexImportResult,
+} from "./sync-types.js";
 
-export type { DexAttribute, DexAttributeSource } from "./attribute-source.js";
-export type { DexEntryChange, DexEntryChanges, DexEntryChangesOptions } from "./entry-changes.js";
 export type { IndexElement, IndexPartition, IndexValue } from "./index-partition.js";
-export type { DexConflict, DexEntryConflict, DexImportOptions, DexImportProgress, DexImportResult, DexLayout } from "./pull.js";
 export type { DexMapNames, DexSdk } from "./sample-names.js";
 export { DEX_SAMPLE_NAMES } from "./sample-names.js";
 export type { DexExportOptions, DexRequest } from "./set-attributes.js";
+export type {
+  DexAttribute,
+  DexAttributeSource,
+  DexConflict,
+  DexEntryChange,
+  DexEntryChanges,
+  DexEntryChangesOptions,
+  DexEntryConflict,
+  DexImportOptions,
+  DexImportProgress,
+  DexImportResult,
+  DexLayout,
+} from "./sync-types.js";
 
 /** @internal The requests' code. */
 export const dexRequestsCode = /* @__PURE__ */ lazyModule(() => import("./set-attributes.js"), "exportDexRequests()");

@@ -24,21 +24,20 @@ import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.j
 import { profileProblem } from "../reference-samples/records.js";
 import { recordIndexed } from "../reference-samples/subscriber-archive.js";
 import { mergeDecisions } from "../wasm/verifier-module.js";
-import { baseEntries, chunkDigest, entryDigests, LOG_STATE_BASE, packBase, type StoredPartitionBase, sameState } from "./base.js";
+import {
+  baseEntries,
+  basesRead,
+  chunkDigest,
+  entryDigests,
+  LOG_STATE_BASE,
+  packBase,
+  readingBases,
+  type StoredPartitionBase,
+  sameState,
+  writingBases,
+} from "./base.js";
 import type { RemoteCopy, RemoteLog, RemotePartitions } from "./engine-copy.js";
-
-/** An entry both the store and the engine changed, as `onConflict` is asked about it (undefined: absent). */
-export interface DexEntryConflict {
-  map: string;
-  key: string;
-  local: unknown;
-  remote: unknown;
-}
-
-/** A conflict a pull met: an entry (with the value kept), or a log both sides appended to (nothing of it written). */
-export type DexConflict =
-  | (DexEntryConflict & { kind: "entry"; kept: unknown })
-  | { kind: "log"; map: string; local: LogState; remote: LogState };
+import type { DexConflict, DexEntryConflict } from "./sync-types.js";
 
 /** One map of a pull: the layout its copy was checked under, the engine's copy, and the instances to merge. */
 export interface Target {
@@ -89,8 +88,8 @@ export async function mergeAndWrite(
 ): Promise<Merged> {
   const reads: MapRead[] = targets.map((t) =>
     t.remote.kind === "partitioned"
-      ? { map: t.map, instances: t.instances, bases: t.instances }
-      : { map: t.map, instances: [], all: "values", bases: "all" },
+      ? readingBases({ map: t.map, instances: t.instances }, t.instances)
+      : readingBases({ map: t.map, instances: [], all: "values" }, "all"),
   );
   const before = await ctx.instances.readMaps(reads);
   const merged: Merged = { applied: {}, unchanged: {}, conflicts: [] };
@@ -108,7 +107,7 @@ export async function mergeAndWrite(
       if (!sameAsRead(before[i]!, snap)) throw new Moved();
       const plan = plans[i]!;
       if (plan === "none") return {};
-      if (plan === "base") return { bases: logBases(t.remote as RemoteLog, snap) };
+      if (plan === "base") return { also: logBases(t.map, t.remote as RemoteLog, snap) };
       if (plan === "take") return takeLog(t, t.remote as RemoteLog, snap, merged.applied);
       return editPartitions(t, snap, plan, merged.applied);
     }),
@@ -129,7 +128,7 @@ async function mergePartitions(
   t.instances.forEach((instance, k) => {
     const local = partitionOf(t.map, instance, snap.values[k]);
     const theirs = remote.partitions.get(instance) ?? new Map<string, unknown>();
-    const base = baseEntries(snap.bases![k]);
+    const base = baseEntries(basesRead(snap).bases[k]);
     for (const key of new Set([...local.keys(), ...theirs.keys(), ...base.keys()]))
       entries.push({ instance, key, local: local.get(key), remote: theirs.get(key), base: base.get(key) });
   });
@@ -190,14 +189,15 @@ function checkKept(map: string, key: string, value: unknown): void {
  * no second look: every writer of them waits for the locks the pull holds.
  */
 function sameAsRead(a: Snapshot, b: Snapshot): boolean {
-  const text = (s: Snapshot) => JSON.stringify([s.meta, s.names, s.baseNames, s.values.map((v) => v === undefined)]);
+  const text = (s: Snapshot) => JSON.stringify([s.meta, s.names, basesRead(s).names, s.values.map((v) => v === undefined)]);
   return text(a) === text(b);
 }
 
 /** A log as the store holds it now: its metadata (or the new log's), chunks by instance, and the bases of its instances. */
 function localLog(t: Target, snap: Snapshot) {
   const chunks = new Map((snap.names ?? []).map((n, i) => [n, snap.all![i]]));
-  const bases = new Map((snap.baseNames ?? []).map((n, i) => [n, snap.bases![i]]));
+  const read = basesRead(snap);
+  const bases = new Map(read.names.map((n, i) => [n, read.bases[i]]));
   return { meta: (snap.meta ?? t.layout) as ChunkedMeta, chunks, base: bases.get(LOG_STATE_BASE) as LogState | undefined };
 }
 
@@ -226,9 +226,10 @@ function mergeLog(t: Target, remote: RemoteLog, snap: Snapshot, merged: Merged):
 }
 
 /** The bases of a log as the engine holds it: each chunk's digest and the state (none: no state). */
-function logBases(remote: RemoteLog, snap: Snapshot): MapWrites["bases"] {
+function logBases(map: string, remote: RemoteLog, snap: Snapshot): MapWrites["also"] {
   const chunks = [...remote.chunks].map(([n, records]) => [n, chunkDigest(records)] as const);
-  return { delete: snap.baseNames, put: remote.state ? [...chunks, [LOG_STATE_BASE, { ...remote.state }]] : chunks };
+  const put = remote.state ? [...chunks, [LOG_STATE_BASE, { ...remote.state }] as const] : chunks;
+  return writingBases(map, { delete: basesRead(snap).names, put });
 }
 
 /** The writes that make a log the engine's copy: its chunks, state, index entries and bases replace the store's. */
@@ -248,7 +249,7 @@ function takeLog(t: Target, remote: RemoteLog, snap: Snapshot, applied: Record<s
         addEntryWrites(t.map, meta.indexes, r.sequence, undefined, indexed(r), entries, conflict, r);
   }
   add(applied, t.map, remote.chunks.size);
-  return { delete: [...local.chunks.keys()], put: [...remote.chunks], meta, entries, bases: logBases(remote, snap) };
+  return { delete: [...local.chunks.keys()], put: [...remote.chunks], meta, entries, also: logBases(t.map, remote, snap) };
 }
 
 /** The writes of a partitioned map's merged entries, with their index entries and the instances' new bases. */
@@ -277,6 +278,6 @@ function editPartitions(t: Target, snap: Snapshot, plan: Exclude<Plan, string>, 
     delete: removed,
     meta: snap.meta === undefined && put.length > 0 ? layout : undefined,
     entries,
-    bases: { put: [...plan.bases] },
+    also: writingBases(t.map, { put: [...plan.bases] }),
   };
 }

@@ -7,70 +7,16 @@ import { CURRENT, EMAIL_KEYS } from "../common/constants.js";
 import { type Context, lockKey } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
 import { type LockRequest, withLocks } from "../concurrency/locks.js";
-import type { Snapshot } from "../instances/instances.js";
 import { type ChunkedMeta, openChunked, openPartitioned, type PartitionedLayout } from "../maps/layout.js";
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { attributesOf } from "./attribute-source.js";
-import { LOG_STATE_BASE, payloadDigests, type StoredPartitionBase } from "./base.js";
+import { type BasesRead, basesRead, LOG_STATE_BASE, payloadDigests, readingBases, type StoredPartitionBase } from "./base.js";
 import { AttributeRouter, type CheckLayout, checkedCopies, payloadOf } from "./engine-copy.js";
-import { add, type DexConflict, type DexEntryConflict, type Merged, Moved, mergeAndWrite, type Target } from "./merge.js";
+import { add, type Merged, Moved, mergeAndWrite, type Target } from "./merge.js";
 import { everyName } from "./names-option.js";
-import type { DexMapNames, DexSdk } from "./sample-names.js";
-
-export type { DexConflict, DexEntryConflict } from "./merge.js";
-
-/** The layout of a map the store does not have yet, as the engine's copy was written under (default: a new map's). */
-export interface DexLayout {
-  /** A partitioned map's partitions (default 1000). */
-  partitionCount?: number | undefined;
-  /** A partitioned map's key rule: `"exact"` (default; the customer directory's is `"email"`) or `"email"`. */
-  keyRule?: "exact" | "email" | undefined;
-  /** A log's records per chunk (default 100). */
-  chunkSize?: number | undefined;
-}
-
-/** How far a pull has got. */
-export interface DexImportProgress {
-  /** `"reading"` the attributes, `"merging"` them with the store's copy, `"committing"` the one transaction. */
-  phase: "reading" | "merging" | "committing";
-  /** Attributes read so far. */
-  attributes: number;
-}
-
-/** How `importDexAttributes(store, source, options)` reads, merges, reports and stops. */
-export interface DexImportOptions {
-  /** Names of a reference SDK's sample for its two maps... */
-  sdk?: DexSdk | undefined;
-  /** ...or names of your own flow, per stored map. */
-  names?: Readonly<Record<string, DexMapNames>> | undefined;
-  /** The maps to apply (default: every map named); attributes of others are ignored. */
-  maps?: readonly string[] | undefined;
-  /** Layouts of maps the store does not have yet. */
-  layouts?: Readonly<Record<string, DexLayout>> | undefined;
-  /**
-   * The source holds some instances of its maps only (GetAttributes with `keys`): an instance it
-   * does not hold is left as it is. By default it is the flow's whole copy (`allKeys`,
-   * GetFlowState): an instance with a base that it does not hold was deleted on the engine.
-   */
-  partial?: boolean | undefined;
-  /** The value to keep of an entry both sides changed (undefined deletes it); without it, the engine's. */
-  onConflict?: ((conflict: DexEntryConflict) => unknown) | undefined;
-  /** Aborting before the transaction writes nothing. */
-  signal?: AbortSignal | undefined;
-  onProgress?: ((progress: DexImportProgress) => void) | undefined;
-}
-
-/** What a pull did. */
-export interface DexImportResult {
-  /** Instances written, per map. */
-  applied: Record<string, number>;
-  /** Instances of the engine's copy the store held equal already, per map. */
-  unchanged: Record<string, number>;
-  /** Keys of attributes of no map named (an index's, another flow's). */
-  ignored: string[];
-  conflicts: DexConflict[];
-}
+import type { DexMapNames } from "./sample-names.js";
+import type { DexEntryConflict, DexImportOptions, DexImportProgress, DexImportResult } from "./sync-types.js";
 
 /** How often a pull merges again after a writer changed what it read before it could write. */
 const PULL_ATTEMPTS = 8;
@@ -116,11 +62,12 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
   // a base. All its locks are taken at once, in the one order every writer takes them.
   // A partial source names the instances to look at; a whole one, with every base, those it no longer holds.
   const held = (map: string) => [...router.gathered.get(map)!.instances.keys()];
-  const known = (
-    await ctx.instances.readMaps(maps.map((map) => ({ map, instances: [], bases: partial ? held(map) : "all" })))
-  ).map((snapshot, i) => (partial ? { ...snapshot, baseNames: held(maps[i]!) } : snapshot));
+  const stored = await ctx.instances.readMaps(
+    maps.map((map) => readingBases({ map, instances: [] }, partial ? held(map) : "all")),
+  );
+  const known = stored.map(basesRead);
   const isLog = (i: number) => {
-    const kind = (known[i]!.meta as { kind?: unknown } | undefined)?.kind;
+    const kind = (stored[i]!.meta as { kind?: unknown } | undefined)?.kind;
     return kind === undefined ? named.get(maps[i]!)!.stateAttribute !== undefined : kind === "chunked";
   };
   // A partition whose payload is the one the engine held at the last exchange has nothing new:
@@ -128,7 +75,7 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
   const skipped = maps.map((map, i) => (isLog(i) ? new Set<string>() : unchangedSince(router, map, known[i]!)));
   const instancesOf = (i: number): string[] => {
     const g = router.gathered.get(maps[i]!)!;
-    const based = partial ? [] : (known[i]!.baseNames ?? []).filter((n) => n !== LOG_STATE_BASE && !skipped[i]!.has(n));
+    const based = partial ? [] : known[i]!.names.filter((n) => n !== LOG_STATE_BASE && !skipped[i]!.has(n));
     return [...new Set([...g.instances.keys(), ...based])].sort();
   };
   const done = (m: Merged): DexImportResult => {
@@ -141,8 +88,8 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
     ...(isLog(i) ? [] : instancesOf(i).map((instance) => ({ key: lockKey(ctx, map, instance), mode: "exclusive" as const }))),
   ]);
   return withLocks(ctx.locks, locks, { signal }, async () => {
-    const stored = await ctx.instances.readMaps(maps.map((map) => ({ map, instances: [] })));
-    const layouts = maps.map((map, i) => layoutOf(map, stored[i]!.meta, layoutsOption, named.get(map)!));
+    const metas = await ctx.instances.readMaps(maps.map((map) => ({ map, instances: [] })));
+    const layouts = maps.map((map, i) => layoutOf(map, metas[i]!.meta, layoutsOption, named.get(map)!));
     const verifier = new ExportChecker();
     let copies: ReturnType<typeof checkedCopies>;
     try {
@@ -200,8 +147,8 @@ function checkLayout(layout: PartitionedLayout | ChunkedMeta): CheckLayout {
 }
 
 /** The instances of `map` in `router` whose payload is their base's (`known` read every base of the map); left out of it. */
-function unchangedSince(router: AttributeRouter, map: string, known: Snapshot): Set<string> {
-  const bases = new Map((known.baseNames ?? []).map((n, i) => [n, (known.bases![i] as StoredPartitionBase | null)?.payload]));
+function unchangedSince(router: AttributeRouter, map: string, known: BasesRead): Set<string> {
+  const bases = new Map(known.names.map((n, i) => [n, (known.bases[i] as StoredPartitionBase | null)?.payload]));
   const candidates = [...router.gathered.get(map)!.instances].flatMap(([instance, { value }]) => {
     const payload = payloadOf(value);
     return payload !== undefined && bases.get(instance) !== undefined ? [[instance, payload] as const] : [];

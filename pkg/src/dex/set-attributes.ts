@@ -10,8 +10,8 @@ import { exactJson, NotExactJson, partitionJson } from "../export-import/exact-j
 import { type ExportItem, exportItems } from "../export-import/export-data.js";
 import { wantedMaps } from "../export-import/maps-option.js";
 import { checkpoint as feedCheckpoint } from "../feed/change-feed.js";
-import { recordSent, type SentRecord } from "../idb/bases.js";
 import { request } from "../idb/requests.js";
+import { recordSent, type SentRecord } from "../idb/sent.js";
 import * as wasm from "../wasm/core-module.js";
 import { verifierReady } from "../wasm/verifier-module.js";
 import { chunkDigest, LOG_STATE_BASE, packBase, partitionDigests, payloadDigests } from "./base.js";

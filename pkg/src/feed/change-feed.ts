@@ -5,9 +5,9 @@
 import * as args from "../common/args.js";
 import type { Context } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
-import { promoteSent } from "../idb/bases.js";
 import { request } from "../idb/requests.js";
 import { CHANGES } from "../idb/schema.js";
+import { promoteSent } from "../idb/sent.js";
 import type { ChangeRecord } from "./change-record.js";
 import { firstSequence, lastSequence } from "./feed-records.js";
 

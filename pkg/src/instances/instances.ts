@@ -8,7 +8,6 @@
 
 import { AttrmapError, storageError } from "../common/errors.js";
 import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "../feed/feed-records.js";
-import { type BaseWrites, readAllBases, readBases, writeBases } from "../idb/bases.js";
 import type { Connection } from "../idb/connection.js";
 import { type EntryWrites, storeEntries, touchesIndexEntries } from "../idb/index-entries.js";
 import { type KeyBounds, prefixRange } from "../idb/keys.js";
@@ -29,8 +28,8 @@ export interface MapWrites {
   meta?: object | null;
   /** What the write does to the map's index entries. */
   entries?: EntryWrites | undefined;
-  /** What it does to the bases of its instances (a pull: docs/sync.md). */
-  bases?: BaseWrites | undefined;
+  /** Requests of other object stores, issued in the same transaction (a pull's bases: docs/sync.md). */
+  also?: ((tx: IDBTransaction) => IDBRequest[]) | undefined;
 }
 
 /** What a write of one map stores, and what it answers. */
@@ -41,8 +40,8 @@ export interface MapRead {
   map: string;
   instances: readonly string[];
   all?: ReadAll;
-  /** The bases to read too (docs/sync.md): of these instances, or of every instance that has one. */
-  bases?: readonly string[] | "all" | undefined;
+  /** Reads of other object stores in the same transaction (a pull's bases: docs/sync.md), found as the snapshot's `also`. */
+  also?: ((tx: IDBTransaction, doing: string, keyRange: typeof IDBKeyRange) => Promise<unknown>) | undefined;
 }
 
 /** What a read found: the map's raw metadata record and the raw values of the instances asked for. */
@@ -52,9 +51,8 @@ export interface Snapshot {
   /** With `all`: the names of every instance of the map, in name order (and their values with `all: "values"`). */
   names?: string[];
   all?: unknown[];
-  /** With `bases`: the bases read (undefined: none), and with `bases: "all"` the names of their instances. */
-  bases?: unknown[];
-  baseNames?: string[];
+  /** What the read's `also` found. */
+  also?: unknown;
 }
 
 /**
@@ -263,7 +261,7 @@ export class Instances {
   }
 
   /** Issues the requests of what `read` asks of one map in `tx`: its metadata, instances and (see ReadAll) more. */
-  private async readIn(tx: IDBTransaction, { map, instances, all, bases }: MapRead, doing: string): Promise<Snapshot> {
+  private async readIn(tx: IDBTransaction, { map, instances, all, also }: MapRead, doing: string): Promise<Snapshot> {
     const store = tx.objectStore(INSTANCES);
     const walk = typeof all === "object" && "after" in all ? all : undefined;
     const between = typeof all === "object" && "between" in all ? all.between : undefined;
@@ -275,10 +273,8 @@ export class Instances {
       : this.instancesOf(map, walk?.after);
     const whole = <T>(read: (range: IDBKeyRange) => IDBRequest<T[]>): Promise<T[]> | T[] =>
       scope ? request(read(scope), doing) : [];
-    const [based, meta, keys, everything, ...values] = await Promise.all([
-      bases === "all"
-        ? readAllBases(tx, map, this.connection.keyRange, doing)
-        : bases && readBases(tx, map, bases, doing).then((b) => ({ names: undefined, bases: b })),
+    const [extra, meta, keys, everything, ...values] = await Promise.all([
+      also?.(tx, doing, this.connection.keyRange),
       request(tx.objectStore(MAPS).get(map), doing),
       all ? whole((r) => store.getAllKeys(r, walk?.limit)) : undefined,
       all && all !== "keys" ? whole((r) => store.getAll(r, walk?.limit)) : undefined,
@@ -289,7 +285,7 @@ export class Instances {
       values: values.map(this.own),
       names: keys?.map(instanceOf),
       all: everything?.map(this.own),
-      ...(based && { bases: based.bases.map(this.own), baseNames: based.names }),
+      ...(also && { also: this.own(extra) }),
     };
   }
 
@@ -311,7 +307,7 @@ export class Instances {
     for (const instance of writes.delete ?? []) issued.push(store.delete([map, instance]));
     for (const [instance, value] of writes.put ?? []) issued.push(store.put(value, [map, instance]));
     for (const [instance, value] of writes.add ?? []) issued.push(store.add(value, [map, instance]));
-    if (writes.bases) issued.push(...writeBases(tx, map, writes.bases));
+    if (writes.also) issued.push(...writes.also(tx));
     return inRange;
   }
 
