@@ -95,10 +95,16 @@ test("a restore makes an empty store the engine's copy: its export right after i
   b.close();
 });
 
-test("a value the engine answers as a blob ID is refused, naming it, and nothing is written", async () => {
+/** A filled store, and an engine holding its notes. */
+async function notesOnEngine(): Promise<{ a: Attrmap; e: EngineModel }> {
   const a = await filled();
   const e = engine();
   await e.set(await requests(a, ["notes"]));
+  return { a, e };
+}
+
+test("a value the engine answers as a blob ID is refused, naming it, and nothing is written", async () => {
+  const { a, e } = await notesOnEngine();
   const b = fresh();
   await assert.rejects(
     importDexAttributes(b, await e.get({ hydrate: false }), { names: NAMES }),
@@ -267,9 +273,7 @@ async function increment(store: Attrmap, since: number): Promise<DexRequest[]> {
 }
 
 test("what a pull wrote is not sent back; a local change after it is", async () => {
-  const a = await filled();
-  const e = engine();
-  await e.set(await requests(a, ["notes"]));
+  const { a, e } = await notesOnEngine();
   const b = fresh();
   const before = await b.changesCheckpoint();
   await importDexAttributes(b, await e.get(), { names: NAMES });
@@ -342,9 +346,7 @@ test("two devices changing different entries of one partition both keep theirs, 
 });
 
 test("a GetFlowState answer is read like GetAttributes'; progress is told, and an abort writes nothing", async () => {
-  const a = await filled();
-  const e = engine();
-  await e.set(await requests(a, ["notes"]));
+  const { a, e } = await notesOnEngine();
   const attributes = (JSON.parse(await e.get()) as { attributes: Array<{ key: string; value: unknown }> }).attributes;
   const flowState = { flowConfig: { flowType: "notes" }, attributes, completedSteps: [] };
   const phases: string[] = [];

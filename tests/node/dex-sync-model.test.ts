@@ -12,24 +12,13 @@ import { type Attrmap, InProcessLocks, openAttrmap, type PartitionedMap } from "
 import { exportDexEntryChanges, importDexAttributes } from "attrmap/dex";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { EngineModel } from "../shared/engine-model.js";
+import { seeded } from "../shared/random.js";
 
 const NAMES = { shared: { attributeMap: "shared" } };
 const KEYS = Array.from({ length: 8 }, (_, i) => `k${i}`);
 const DEVICES = 3;
 const STEPS = Number(process.env.SYNC_MODEL_STEPS ?? 80);
 const SEEDS = (process.env.SYNC_MODEL_SEEDS ?? "1,2,3").split(",").map(Number);
-
-/** mulberry32: a small seeded generator, so a failing interleaving can be run again. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Entries = Map<string, number>;
 
@@ -99,7 +88,7 @@ async function sync(d: Device, e: EngineModel, where: string): Promise<void> {
 
 for (const seed of SEEDS)
   test(`devices writing one map converge through the engine, every conflict named (seed ${seed})`, async () => {
-    const next = random(seed);
+    const next = seeded(seed);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
     const e = new EngineModel();
     const devices: Device[] = [];

@@ -7,8 +7,12 @@
 // is the Rust core's, of a value's canonical JSON (src/sync.rs): two values with the same data
 // have the same digest, whatever order their keys were written in. How a partition's base is
 // stored is idb/bases.ts's.
+
+import type { Context } from "../common/context.js";
 import { canonicalJson } from "../export-import/exact-json.js";
 import { type BaseWrites, readAllBases, readBases, writeBases } from "../idb/bases.js";
+import { request } from "../idb/requests.js";
+import { recordSent, type SentRecord } from "../idb/sent.js";
 import type { MapRead, MapWrites, Snapshot } from "../instances/instances.js";
 import type { LogState } from "../maps/layout.js";
 import { digestsOf } from "../wasm/verifier-module.js";
@@ -75,4 +79,20 @@ export const basesRead = (snapshot: Snapshot): BasesRead => snapshot.also as Bas
 /** A write's requests to the bases of `map`, issued in its transaction. */
 export function writingBases(map: string, writes: BaseWrites): MapWrites["also"] {
   return (tx) => writeBases(tx, map, writes);
+}
+
+/** Records what an export at `checkpoint` sent, in a transaction of its own: the bases once it is acknowledged. */
+export async function saveSent(
+  ctx: Context,
+  checkpoint: number,
+  sent: ReadonlyArray<readonly [map: string, instance: string, record: SentRecord]>,
+  doing: string,
+): Promise<void> {
+  if (sent.length === 0) return;
+  await ctx.instances.transaction(
+    "readwrite",
+    doing,
+    (tx) => Promise.all(recordSent(tx, checkpoint, sent, doing).map((q) => request(q, doing))),
+    { seen: false },
+  );
 }

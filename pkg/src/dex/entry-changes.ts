@@ -9,11 +9,10 @@ import type { Context } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
 import { exactJson, NotExactJson } from "../export-import/exact-json.js";
 import { wantedMaps } from "../export-import/maps-option.js";
-import { request } from "../idb/requests.js";
-import { recordSent, type SentRecord } from "../idb/sent.js";
+import type { SentRecord } from "../idb/sent.js";
 import { readMeta } from "../maps/layout.js";
 import { verifierReady } from "../wasm/verifier-module.js";
-import { baseEntries, basesRead, partitionDigests, readingBases } from "./base.js";
+import { baseEntries, basesRead, partitionDigests, readingBases, saveSent } from "./base.js";
 import { changedSince } from "./increment.js";
 import { namesOption, renamed } from "./names-option.js";
 import type { DexMapNames } from "./sample-names.js";
@@ -65,14 +64,7 @@ export async function entryChanges(ctx: Context, options: unknown): Promise<DexE
       }
     }
   }
-  const doing = "recording what entry changes send";
-  if (sent.length > 0)
-    await ctx.instances.transaction(
-      "readwrite",
-      doing,
-      (tx) => Promise.all(recordSent(tx, checkpoint, sent, doing).map((q) => request(q, doing))),
-      { seen: false },
-    );
+  await saveSent(ctx, checkpoint, sent, "recording what entry changes send");
   return { checkpoint, changes, logs };
 }
 

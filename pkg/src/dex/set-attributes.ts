@@ -10,11 +10,10 @@ import { exactJson, NotExactJson, partitionJson } from "../export-import/exact-j
 import { type ExportItem, exportItems } from "../export-import/export-data.js";
 import { wantedMaps } from "../export-import/maps-option.js";
 import { checkpoint as feedCheckpoint } from "../feed/change-feed.js";
-import { request } from "../idb/requests.js";
-import { recordSent, type SentRecord } from "../idb/sent.js";
+import type { SentRecord } from "../idb/sent.js";
 import * as wasm from "../wasm/core-module.js";
 import { verifierReady } from "../wasm/verifier-module.js";
-import { chunkDigest, LOG_STATE_BASE, packBase, partitionDigests, payloadDigests } from "./base.js";
+import { chunkDigest, LOG_STATE_BASE, packBase, partitionDigests, payloadDigests, saveSent } from "./base.js";
 import { type ChangedItem, changedItems, changedSince } from "./increment.js";
 import { indexInstances } from "./index-instances.js";
 import { escapeInstance, namesOption, optionalString, renamed } from "./names-option.js";
@@ -161,14 +160,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
   }
   /** A request, once what it sends is recorded: the instances' bases when its checkpoint is acknowledged (docs/sync.md). */
   async function sendable({ request: r, sent }: Full): Promise<DexRequest> {
-    const doing = "recording what an export sends";
-    if (sent.length > 0)
-      await ctx.instances.transaction(
-        "readwrite",
-        doing,
-        (tx) => Promise.all(recordSent(tx, checkpoint, sent, doing).map((q) => request(q, doing))),
-        { seen: false },
-      );
+    await saveSent(ctx, checkpoint, sent, "recording what an export sends");
     return r;
   }
   for await (const item of items) {
