@@ -16,7 +16,7 @@ import { AttributeRouter, type CheckLayout, checkedCopies, payloadOf } from "./e
 import { add, type Merged, Moved, mergeAndWrite, type Target } from "./merge.js";
 import { everyName } from "./names-option.js";
 import type { DexMapNames } from "./sample-names.js";
-import type { DexEntryConflict, DexImportOptions, DexImportProgress, DexImportResult } from "./sync-types.js";
+import type { DexEntryConflict, DexImportProgress, DexImportResult } from "./sync-types.js";
 
 /** How often a pull merges again after a writer changed what it read before it could write. */
 const PULL_ATTEMPTS = 8;
@@ -79,7 +79,7 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
     return [...new Set([...g.instances.keys(), ...based])].sort();
   };
   const done = (m: Merged): DexImportResult => {
-    maps.forEach((map, i) => skipped[i]!.size > 0 && add(m.unchanged, map, skipped[i]!.size));
+    for (const [i, map] of maps.entries()) if (skipped[i]!.size > 0) add(m.unchanged, map, skipped[i]!.size);
     return { ...m, ignored: router.ignored };
   };
   const locks: LockRequest[] = maps.flatMap((map, i) => [
