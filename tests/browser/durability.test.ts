@@ -91,11 +91,11 @@ test("another tab upgrading the database: this tab lets go, reopens, and a newer
     w.dir = await window.attrmap.openAttrmap({ name: "versions" }).customerDirectory();
     await w.dir.upsertProfile({ emailAddress: "a@example.com" });
   });
-  // The other tab upgrades to a schema this library does not know; it is not blocked by us.
+  // The other tab upgrades to a schema this library does not know (its version plus one); it is not blocked by us.
   const upgraded = await other.evaluate(
     () =>
       new Promise<string>((resolve) => {
-        const req = indexedDB.open("versions", 6);
+        const req = indexedDB.open("versions", 7);
         req.onblocked = () => resolve("blocked");
         req.onsuccess = () => {
           req.result.close();
