@@ -434,3 +434,15 @@ test("a log the engine has no appends in since the base is kept, and goes on aft
   assert.equal(await archive.count(), 4);
   a.close();
 });
+
+test("options.maps naming a map without names is refused, as an export refuses it", async () => {
+  const b = fresh();
+  await assert.rejects(
+    importDexAttributes(b, answer({}), { names: NAMES, maps: ["elsewhere"] }),
+    (err: unknown) =>
+      err instanceof AttrmapError &&
+      err.code === "invalid_argument" &&
+      err.message === 'there are no Dex names for map "elsewhere": pass them in options.names',
+  );
+  b.close();
+});

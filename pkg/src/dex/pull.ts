@@ -7,6 +7,7 @@ import { CURRENT, EMAIL_KEYS } from "../common/constants.js";
 import { type Context, lockKey } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
 import { type LockRequest, withLocks } from "../concurrency/locks.js";
+import { wantedMaps } from "../export-import/maps-option.js";
 import { type ChunkedMeta, openChunked, openPartitioned, type PartitionedLayout } from "../maps/layout.js";
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
@@ -25,10 +26,11 @@ const PULL_ATTEMPTS = 8;
 export async function pull(ctx: Context, source: unknown, options: unknown): Promise<DexImportResult> {
   const o = args.object("options", options);
   const named = everyName(o);
-  const only = args.field("options", o, "maps");
-  if (only !== undefined) {
-    const keep = new Set(args.list<unknown>("options.maps", only, 100_000).map((m, i) => args.string(`options.maps[${i}]`, m)));
-    for (const map of [...named.keys()]) if (!keep.has(map)) named.delete(map);
+  const only = wantedMaps(o);
+  if (only) {
+    const missing = only.find((map) => !named.has(map));
+    if (missing !== undefined) throw args.invalid(`there are no Dex names for map "${missing}": pass them in options.names`);
+    for (const map of [...named.keys()]) if (!only.includes(map)) named.delete(map);
   }
   const layoutsGiven = args.field("options", o, "layouts");
   const layoutsOption = layoutsGiven === undefined ? undefined : args.object("options.layouts", layoutsGiven);
