@@ -4,11 +4,11 @@
 // Rust core's export verifier as an import checks its lines, each message naming the attribute.
 import * as args from "../common/args.js";
 import { EXPORT_FORMAT, EXPORT_VERSION } from "../common/constants.js";
-import type { LogState } from "../maps/layout.js";
+import type { Layout, LogState } from "../maps/layout.js";
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
 import { profileProblem, subscriberRecords } from "../reference-samples/records.js";
 import { SUBSCRIBER_CHUNKS_MAP } from "../reference-samples/subscriber-archive.js";
-import { keyBytes, type Segment, segmentNumbers } from "../wasm/encodings.js";
+import { keyBytes, segmentNumbers } from "../wasm/encodings.js";
 import type { ExportChecker } from "../wasm/verifier-module.js";
 import { decodeValue } from "./attribute-source.js";
 import { payloadDigests } from "./base.js";
@@ -47,11 +47,6 @@ export function payloadOf(value: unknown): string | undefined {
   return typeof payload === "string" ? payload : undefined;
 }
 
-/** The layout an attribute of a map is checked against: the stored one, or the one a missing map gets. */
-export type CheckLayout =
-  | { kind: "partitioned"; layoutVersion: number; partitionCount: number; keyRule: string }
-  | { kind: "chunked"; layoutVersion: number; segments: readonly Segment[] };
-
 /** Where attributes go: by AttributeMap (an instance) or by Attribute name (a log's state), to the map named so. */
 export class AttributeRouter {
   private readonly byAttributeMap = new Map<string, string>();
@@ -82,13 +77,11 @@ export class AttributeRouter {
       return;
     }
     const escaped = key.slice(slash + 1);
-    let instance: string;
+    let instance: string | undefined;
     try {
       instance = decodeURIComponent(escaped);
-    } catch {
-      throw args.invalid(`attribute ${JSON.stringify(key)}: its instance is not escaped as an export escapes it`);
-    }
-    if (escapeInstance(instance) !== escaped)
+    } catch {}
+    if (instance === undefined || escapeInstance(instance) !== escaped)
       throw args.invalid(`attribute ${JSON.stringify(key)}: its instance is not escaped as an export escapes it`);
     const g = this.of(map);
     if (g.instances.has(instance)) throw args.invalid(`attribute ${JSON.stringify(key)} comes twice`);
@@ -131,7 +124,7 @@ function unwrapped(where: string, value: unknown, valueField: string | undefined
 export function checkedCopies(
   router: AttributeRouter,
   verifier: ExportChecker,
-  layoutOf: (map: string) => CheckLayout,
+  layoutOf: (map: string) => Layout,
 ): Map<string, RemoteCopy> {
   const out = new Map<string, RemoteCopy>();
   verifier.header(EXPORT_FORMAT, EXPORT_VERSION);

@@ -13,7 +13,7 @@ import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.j
 import { ExportChecker, verifierReady } from "../wasm/verifier-module.js";
 import { attributesOf } from "./attribute-source.js";
 import { type BasesRead, basesRead, LOG_STATE_BASE, payloadDigests, readingBases, type StoredPartitionBase } from "./base.js";
-import { AttributeRouter, type CheckLayout, checkedCopies, payloadOf } from "./engine-copy.js";
+import { AttributeRouter, checkedCopies, payloadOf } from "./engine-copy.js";
 import { add, type Merged, Moved, mergeAndWrite, type Target } from "./merge.js";
 import { everyName } from "./names-option.js";
 import type { DexMapNames } from "./sample-names.js";
@@ -95,7 +95,7 @@ export async function pull(ctx: Context, source: unknown, options: unknown): Pro
     const verifier = new ExportChecker();
     let copies: ReturnType<typeof checkedCopies>;
     try {
-      copies = checkedCopies(router, verifier, (map) => checkLayout(layouts[maps.indexOf(map)]!));
+      copies = checkedCopies(router, verifier, (map) => layouts[maps.indexOf(map)]!);
     } finally {
       verifier.free();
     }
@@ -140,12 +140,6 @@ function layoutOf(map: string, meta: unknown, layouts: object | undefined, names
   const keyRule =
     rule === undefined ? (map === CUSTOMER_PROFILES_MAP ? EMAIL_KEYS : undefined) : args.string(`${owner}.keyRule`, rule);
   return openPartitioned(map, meta, { partitionCount: number("partitionCount"), keyRule, custom: false }).layout;
-}
-
-function checkLayout(layout: PartitionedLayout | ChunkedMeta): CheckLayout {
-  return layout.kind === "partitioned"
-    ? { kind: "partitioned", layoutVersion: layout.layoutVersion, partitionCount: layout.partitionCount, keyRule: layout.keyRule }
-    : { kind: "chunked", layoutVersion: layout.layoutVersion, segments: layout.segments };
 }
 
 /** The instances of `map` in `router` whose payload is their base's (`known` read every base of the map); left out of it. */
