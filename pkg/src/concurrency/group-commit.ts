@@ -8,8 +8,9 @@
 
 import type { Context } from "../common/context.js";
 import { AttrmapError } from "../common/errors.js";
-import type { EntryWrites, UniqueCheck } from "../idb/index-entries.js";
-import type { EntryKey } from "../idb/keys.js";
+import { CodeNeeded } from "../common/lazy-module.js";
+import type { BatchEntries } from "../idb/entry-store.js";
+import { entryStoreCode } from "../idb/index-entries.js";
 import type { ReadAll, Snapshot, Writes } from "../instances/instances.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks } from "./locks.js";
 
@@ -149,11 +150,11 @@ function apply(
   // What the batch does to each instance: its final value (undefined: deleted), added or put.
   const touched = new Map<string, { value: unknown; added: boolean }>();
   let deleteRange: Writes<unknown>["deleteRange"]; // only a write that runs alone deletes a range
-  const indexed = new BatchEntries();
+  let indexed: BatchEntries | undefined; // made at the first write with entries
   const outcomes = jobs.map((job): Outcome => {
     try {
       const w = job.compute({ meta, values: job.instances.map((n) => values.get(n)), names: snapshot.names, all: snapshot.all });
-      if (w.entries) indexed.add(w.entries);
+      if (w.entries) (indexed ??= new (entryStoreCode.now().BatchEntries)()).add(w.entries);
       deleteRange ??= w.deleteRange;
       if (w.meta !== undefined) {
         meta = w.meta === null ? undefined : w.meta;
@@ -173,6 +174,8 @@ function apply(
       }
       return { ok: true, value: w.result };
     } catch (error) {
+      // Code a write needs and this page has not loaded: the whole batch runs again once it has.
+      if (error instanceof CodeNeeded) throw error;
       return { ok: false, error };
     }
   });
@@ -185,47 +188,8 @@ function apply(
       put: entries.filter(([, t]) => !t.added && t.value !== undefined).map(([n, t]) => [n, t.value] as const),
       delete: entries.filter(([, t]) => t.value === undefined).map(([n]) => n),
       deleteRange,
-      entries: indexed.writes(),
+      entries: indexed?.writes(),
       result: undefined,
     },
   };
-}
-
-const keyId = (key: EntryKey) => JSON.stringify(key);
-
-/** The index entries a batch writes: each entry's last state, and the unique checks of the entries it puts. */
-class BatchEntries {
-  private readonly state = new Map<string, { key: EntryKey; put: boolean; value?: unknown }>();
-  private readonly checks = new Map<string, UniqueCheck>();
-  private any = false;
-
-  /**
-   * Adds one write's entries, unless a value it gives a unique index is held by another owner
-   * after the writes before it: then it throws that check's conflict, and the write fails alone.
-   */
-  add(w: EntryWrites): void {
-    const undone = new Set(w.delete.map(keyId));
-    for (const check of w.unique) {
-      for (const held of this.checks.values()) {
-        const id = keyId(held.key);
-        if (held.id === check.id && held.owner !== check.owner && this.state.get(id)?.put && !undone.has(id))
-          throw check.conflict(held.owner);
-      }
-    }
-    this.any = true;
-    for (const key of w.delete) this.state.set(keyId(key), { key, put: false });
-    for (const [key, value] of w.put) this.state.set(keyId(key), { key, put: true, value });
-    for (const check of w.unique) this.checks.set(keyId(check.key), check);
-  }
-
-  writes(): EntryWrites | undefined {
-    if (!this.any) return undefined;
-    const all = [...this.state.values()];
-    return {
-      put: all.filter((e) => e.put).map((e) => [e.key, e.value] as const),
-      delete: all.filter((e) => !e.put).map((e) => e.key),
-      deleteRanges: [],
-      unique: [...this.checks].filter(([id]) => this.state.get(id)!.put).map(([, c]) => c),
-    };
-  }
 }

@@ -1,7 +1,8 @@
 // What only export and import do to the database: list its maps; stage checked instances under
 // map names of their own, move them into place in one transaction, and clear the staging area.
 // Functions over the instances of maps, here so that a page that never imports does not load them.
-import { deletingAll, type EntryWrites, noEntryWrites, storeEntries } from "../idb/index-entries.js";
+import { storeEntries } from "../idb/entry-store.js";
+import { deletingAll, type EntryWrites, noEntryWrites } from "../idb/index-entries.js";
 import { attempt, request } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
 import type { Instances } from "../instances/instances.js";

@@ -23,8 +23,8 @@ import {
   sameDefinition,
   storedIndexes,
 } from "./definition.js";
-import { addEntryWrites } from "./entries.js";
-import type { IndexHost } from "./index-host.js";
+import { addEntryWrites, conflictError } from "./entries.js";
+import { entryWritesFor, type IndexHost } from "./index-host.js";
 
 /** Where a build starts: the layout version it runs under, and the last instance walked before. */
 interface Started {
@@ -65,6 +65,7 @@ export async function buildIndex(target: IndexHost, def: IndexDefinition, option
     if (opts.signal?.aborted)
       throw new AttrmapError("aborted", `${doing} was aborted; the index was not added`, { cause: opts.signal.reason });
   };
+  await entryWritesFor([def]); // every write from the first step on keeps the index's entries
   await withLocks(ctx.locks, [{ key: lockKey(ctx, map), mode: "exclusive" }], opts, async () => {
     const started = await ctx.instances.write({ map, instances: [] }, doing, ({ meta: raw }): Writes<Started | undefined> => {
       const { meta, indexes } = metaOf(target, raw);
@@ -90,6 +91,7 @@ export async function buildIndex(target: IndexHost, def: IndexDefinition, option
     try {
       const total = await ctx.instances.countInstances(map, doing);
       let done = started.after === null ? 0 : await ctx.instances.countRange(map, ["", `${started.after}\u0000`], doing);
+      const conflict = conflictError(target.noun, map);
       for (let after = started.after ?? undefined; ; ) {
         stop();
         const walk = { map, instances: [], all: { after, limit: BUILD_STEP } };
@@ -103,7 +105,7 @@ export async function buildIndex(target: IndexHost, def: IndexDefinition, option
           const entries = noEntryWrites();
           names!.forEach((instance, i) => {
             for (const [owner, value, held] of target.ownersOf(instance, all![i]))
-              addEntryWrites(map, [def], owner, undefined, value, entries, target.conflict, held);
+              addEntryWrites(map, [def], owner, undefined, value, entries, conflict, held);
           });
           const last = names!.at(-1);
           if (last === undefined) return { result: names! };

@@ -5,9 +5,9 @@
 // catalog.ts and index-reads.ts, whose code a page loads at the first call of one of them.
 import type { Context } from "../common/context.js";
 import { lazyModule } from "../common/lazy-module.js";
+import { entryStoreCode } from "../idb/index-entries.js";
 import type { Owner } from "../idb/keys.js";
 import type { StoredIndex } from "./definition.js";
-import type { ConflictError } from "./entries.js";
 import type { IndexReader } from "./query.js";
 
 /** A map or a log, as its indexes see it. */
@@ -22,7 +22,6 @@ export interface IndexHost<E = unknown> {
    * and the record).
    */
   ownersOf(instance: string, value: unknown): Iterable<readonly [Owner, unknown, unknown]>;
-  readonly conflict: ConflictError;
   /** Its indexes as this object last read its layout. */
   stored(): readonly StoredIndex[];
   /** Reads its layout again (after a change of indexes, here or in another context). */
@@ -41,6 +40,17 @@ export const catalogCode = /* @__PURE__ */ lazyModule(
   () => import("./catalog.js"),
   "createIndex, dropIndex, indexes() and the indexes option",
 );
+
+/**
+ * @internal What a write does to its map's index entries (entries.ts): loaded when a map or log
+ * with indexes opens (or by a write that finds indexes another tab added: CodeNeeded).
+ */
+export const entryWritesCode = /* @__PURE__ */ lazyModule(() => import("./entries.js"), "the index entries of a write");
+
+/** Loads the write path of indexes when `indexes` (a layout's) has any, so that its writes need not wait for it. */
+export async function entryWritesFor(indexes: readonly unknown[] | undefined): Promise<void> {
+  if (indexes !== undefined && indexes.length > 0) await Promise.all([entryWritesCode.load(), entryStoreCode.load()]);
+}
 
 /** @internal A query's reads. */
 export const indexReadsCode = /* @__PURE__ */ lazyModule(() => import("./index-reads.js"), "a query of an index");

@@ -7,15 +7,18 @@
 // It stores values it knows nothing of: what they mean is the maps' and logs' business.
 
 import { AttrmapError, storageError } from "../common/errors.js";
+import { CodeNeeded, lazyModule } from "../common/lazy-module.js";
 import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "../feed/feed-records.js";
 import type { Connection } from "../idb/connection.js";
-import { type EntryWrites, storeEntries, touchesIndexEntries } from "../idb/index-entries.js";
+import { type EntryWrites, entryStoreCode, touchesIndexEntries } from "../idb/index-entries.js";
 import { type KeyBounds, prefixRange } from "../idb/keys.js";
 import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
 import { readOnly, runTransaction } from "../idb/transaction.js";
 import type { Announcer, EntryChanges } from "../live/changes.js";
-import { readBack, settleInDoubt, written } from "./read-back.js";
+
+/** @internal The read-back of a write in doubt (read-back.ts), loaded in the background at the first write. */
+export const readBackCode = /* @__PURE__ */ lazyModule(() => import("./read-back.js"), "the read-back of a write in doubt");
 
 /** What a write stores in one map: instances to put, archives to add (never overwrite), to delete, the metadata. */
 export interface MapWrites {
@@ -30,6 +33,15 @@ export interface MapWrites {
   entries?: EntryWrites | undefined;
   /** Requests of other object stores, issued in the same transaction (a pull's bases: docs/sync.md). */
   also?: ((tx: IDBTransaction) => IDBRequest[]) | undefined;
+}
+
+/** What a write leaves in each instance it names: the value put or added, `undefined` for one deleted. */
+export function written(writes: MapWrites): Map<string, unknown> {
+  return new Map<string, unknown>([
+    ...(writes.put ?? []),
+    ...(writes.add ?? []),
+    ...(writes.delete ?? []).map((i) => [i, undefined] as const),
+  ]);
 }
 
 /** What a write of one map stores, and what it answers. */
@@ -128,6 +140,7 @@ export class Instances {
     // staging area, which no reader sees and the next import clears.
     { seen = mode === "readwrite" }: { seen?: boolean } = {},
   ): Promise<T> {
+    if (seen) readBackCode.preload();
     return runTransaction(this.connection, mode, doing, body, seen);
   }
 
@@ -215,8 +228,24 @@ export class Instances {
    * of each, lets `compute` decide each map's writes (in the order of `reads`), and stores them
    * all in one readwrite transaction, with one change record per map written and one
    * announcement naming them all. `compute` may throw to write nothing; its error is passed on.
+   * One that throws CodeNeeded runs again once that code has loaded.
    */
   async writeMaps<T>(
+    reads: readonly MapRead[],
+    doing: string,
+    compute: (snapshots: Snapshot[]) => { writes: MapWrites[]; result: T },
+  ): Promise<T> {
+    for (;;) {
+      try {
+        return await this.writeOnce(reads, doing, compute);
+      } catch (e) {
+        if (!(e instanceof CodeNeeded)) throw e;
+        await e.module.load();
+      }
+    }
+  }
+
+  private async writeOnce<T>(
     reads: readonly MapRead[],
     doing: string,
     compute: (snapshots: Snapshot[]) => { writes: MapWrites[]; result: T },
@@ -231,7 +260,7 @@ export class Instances {
       const planned = decided.writes;
       const indexed: IDBRequest[] = [];
       for (const w of planned)
-        if (w.entries) indexed.push(...(await storeEntries(tx, w.entries, this.connection.keyRange, doing)));
+        if (w.entries) indexed.push(...(await entryStoreCode.now().storeEntries(tx, w.entries, this.connection.keyRange, doing)));
       const issued: IDBRequest[] = [...indexed];
       const ranged = planned.map((w, i) => attempt(doing, () => this.issue(tx, reads[i]!.map, w, issued)));
       dropped = await Promise.all(ranged.map(async (r) => (r ? (await request(r, doing)).map(instanceOf) : [])));
@@ -243,6 +272,9 @@ export class Instances {
       // Entries alone (a step of an index build) cannot be read back: the caller starts again.
       const readable = decided.writes.flatMap((w, i) => (written(w).size > 0 || w.meta !== undefined ? [i] : []));
       if (readable.length === 0) throw e;
+      const { readBack, settleInDoubt } = await readBackCode.load().catch(() => {
+        throw e; // its code could not be fetched either: the write stays in doubt
+      });
       const found = await Promise.all(
         readable.map((i) => readBack(this, reads[i]!.map, doing, reads[i]!.instances, before[i]!, decided!.writes[i]!)),
       );

@@ -1,20 +1,13 @@
 // The read-back of a write in doubt: WebKit's storage process can die while a write commits,
 // and the browser then reports the transaction aborted though it may have landed. The writer
 // still holds its locks, so it reads back what it wrote, through a new connection, and tells
-// landed, not written, or (if it cannot tell) `outcome_unknown`.
+// landed, not written, or (if it cannot tell) `outcome_unknown`. A page loads this code in the
+// background at its first write (Instances.transaction), since the fetch of a later chunk is
+// what may fail once the storage process has died.
 import type { AttrmapError } from "../common/errors.js";
 import { notWritten } from "../idb/transaction.js";
-import type { Instances, MapWrites, Snapshot } from "./instances.js";
+import { type Instances, type MapWrites, type Snapshot, written } from "./instances.js";
 import { sameValue } from "./same-value.js";
-
-/** What a write leaves in each instance it names: the value put or added, `undefined` for one deleted. */
-export function written(writes: MapWrites): Map<string, unknown> {
-  return new Map<string, unknown>([
-    ...(writes.put ?? []),
-    ...(writes.add ?? []),
-    ...(writes.delete ?? []).map((i) => [i, undefined] as const),
-  ]);
-}
 
 /** What a read-back found: the write there, everything as before it, or neither (it cannot tell). */
 export type ReadBack = "landed" | "kept" | "unknown";

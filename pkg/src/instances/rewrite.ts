@@ -3,8 +3,7 @@
 import { AttrmapError } from "../common/errors.js";
 import { attempt, request } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
-import type { Instances } from "./instances.js";
-import { readBack, settleInDoubt } from "./read-back.js";
+import { type Instances, readBackCode } from "./instances.js";
 
 /** One whole-map rewrite in progress (see rewriteMap). */
 export interface Rewrite {
@@ -69,6 +68,9 @@ export async function rewriteMap<T>(
     .catch(async (e: unknown) => {
       // A rewrite stores a new layout version: the metadata alone says whether it landed.
       if (!(e instanceof AttrmapError && e.code === "outcome_unknown") || after === undefined) throw e;
+      const { readBack, settleInDoubt } = await readBackCode.load().catch(() => {
+        throw e;
+      });
       settleInDoubt([await readBack(instances, map, doing, [], { meta: before, values: [] }, { meta: after })], doing, e);
     });
   instances.announceChanged([{ map, instances: [...changed] }]);

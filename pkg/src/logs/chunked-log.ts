@@ -11,7 +11,7 @@ import { lazyModule } from "../common/lazy-module.js";
 import { MAX_BATCH } from "../common/limits.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
 import { type CreateIndexOptions, type IndexDefinition, indexName, type KeyPath } from "../indexes/definition.js";
-import { catalogCode, indexReader } from "../indexes/index-host.js";
+import { catalogCode, entryWritesFor, indexReader } from "../indexes/index-host.js";
 import { Query } from "../indexes/query.js";
 import { type LogState, openChunked, type Segment } from "../maps/layout.js";
 import type { LogRules } from "../transactions/participants.js";
@@ -60,6 +60,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
       const opened = openChunked(name, meta, chunkSize);
       return { meta: opened.store ? opened.view.meta : undefined, result: opened.view };
     });
+    await entryWritesFor(view.meta.indexes);
     const l = new LogContext(ctx, name, view, kind);
     if (catalog) await catalog.ensureIndexes(l.indexHost, indexes);
     return new ChunkedLog(l);

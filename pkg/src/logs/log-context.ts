@@ -6,7 +6,6 @@ import { CURRENT } from "../common/constants.js";
 import { type Context, lockKey } from "../common/context.js";
 import { AttrmapError, corrupt } from "../common/errors.js";
 import type { LockKey } from "../concurrency/locks.js";
-import { conflictError } from "../indexes/entries.js";
 import type { IndexHost } from "../indexes/index-host.js";
 import type { Snapshot } from "../instances/instances.js";
 import { holdsLog, type LogView, openChunked, readMeta } from "../maps/layout.js";
@@ -31,7 +30,6 @@ export class LogContext<I, R extends { sequence: number }> {
       noun: "log",
       ownersOf: (instance, value) =>
         this.chunk(instance, value, this.view).records.map((r) => [r.sequence, kind.indexed(r), r] as const),
-      conflict: conflictError("log", name),
       stored: () => this.view.meta.indexes ?? [],
       refresh: async () => void this.viewOf((await ctx.instances.read(name, [])).meta),
       withLayout: (read) => read((raw) => void this.viewOf(raw)),

@@ -8,7 +8,7 @@ import { commit } from "../concurrency/group-commit.js";
 import type { WriteOptions } from "../concurrency/locks.js";
 import { type EntryWrites, noEntryWrites } from "../idb/index-entries.js";
 import type { IndexDefinition } from "../indexes/definition.js";
-import { addEntryWrites } from "../indexes/entries.js";
+import { entryWritesCode } from "../indexes/index-host.js";
 import type { ReadAll, Snapshot, Writes } from "../instances/instances.js";
 import { type ChunkedMeta, type LogState, type LogView, readMeta } from "../maps/layout.js";
 import * as wasm from "../wasm/core-module.js";
@@ -83,7 +83,8 @@ export function indexWrites<I, R extends { sequence: number }>(
   dropped: readonly R[],
 ): EntryWrites {
   const out = noEntryWrites();
-  const { conflict } = l.indexHost;
+  const { addEntryWrites, conflictError } = entryWritesCode.now();
+  const conflict = conflictError("log", l.name);
   for (const r of added) addEntryWrites(l.name, indexes, r.sequence, undefined, l.kind.indexed(r), out, conflict, r);
   for (const r of dropped) addEntryWrites(l.name, indexes, r.sequence, l.kind.indexed(r), undefined, out, conflict);
   return out;

@@ -7,7 +7,6 @@ import * as args from "../common/args.js";
 import { EMAIL_KEYS } from "../common/constants.js";
 import type { Context } from "../common/context.js";
 import { AttrmapError, corrupt } from "../common/errors.js";
-import { conflictError } from "../indexes/entries.js";
 import type { IndexHost } from "../indexes/index-host.js";
 import * as wasm from "../wasm/core-module.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
@@ -45,7 +44,6 @@ export class MapContext<V> {
       name,
       noun: "map",
       ownersOf: (instance, value) => [...this.partition(instance, value)].map(([k, v]) => [k, v, v] as const),
-      conflict: conflictError("map", name),
       stored: () => this.layout.indexes ?? [],
       refresh: async () => {
         const { meta } = await ctx.instances.read(name, []);

@@ -8,7 +8,7 @@ import { commit } from "../concurrency/group-commit.js";
 import { boundedWait, type LockRequest, type WriteOptions, withLocks } from "../concurrency/locks.js";
 import { deletingAll, type EntryWrites, noEntryWrites } from "../idb/index-entries.js";
 import type { IndexDefinition } from "../indexes/definition.js";
-import { addEntryWrites } from "../indexes/entries.js";
+import { entryWritesCode } from "../indexes/index-host.js";
 import type { Snapshot, Writes } from "../instances/instances.js";
 import type { PartitionedLayout } from "./layout.js";
 import type { MapContext, Placement } from "./map-context.js";
@@ -83,7 +83,8 @@ function indexWrites<V>(
   edited: ReadonlyMap<string, Partition<V>>,
 ): EntryWrites {
   const out = noEntryWrites();
-  const { conflict } = m.indexHost;
+  const { addEntryWrites, conflictError } = entryWritesCode.now();
+  const conflict = conflictError("map", m.name);
   for (const [name, after] of edited) {
     const before = m.partition(name, stored.get(name));
     // An edit copies the stored partition: a value it did not change is the same object.

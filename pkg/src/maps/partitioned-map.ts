@@ -12,7 +12,7 @@ import { lazyModule } from "../common/lazy-module.js";
 import { MAX_BATCH } from "../common/limits.js";
 import { type WriteOptions, writeOptions } from "../concurrency/locks.js";
 import { type CreateIndexOptions, type IndexDefinition, indexName, type KeyPath } from "../indexes/definition.js";
-import { catalogCode, indexReader } from "../indexes/index-host.js";
+import { catalogCode, entryWritesFor, indexReader } from "../indexes/index-host.js";
 import { Query } from "../indexes/query.js";
 import type { MapRules } from "../transactions/participants.js";
 import * as wasm from "../wasm/core-module.js";
@@ -62,6 +62,7 @@ export class PartitionedMap<V> {
       const opened = openPartitioned(name, meta, wanted);
       return { meta: opened.store ? opened.layout : undefined, result: opened.layout };
     });
+    await entryWritesFor(layout.indexes);
     const m = new MapContext<V>(ctx, name, layout, canonicalizeKey, kind);
     if (catalog) await catalog.ensureIndexes(m.indexHost, indexes);
     return new PartitionedMap(m);
