@@ -44,7 +44,7 @@ function metaOf(target: IndexHost, raw: unknown): { meta: Meta; indexes: StoredI
   return { meta, indexes: storedIndexes(`${target.noun} "${target.name}"`, meta.indexes) };
 }
 
-/** The layout record `meta` with `indexes` (none: the field left out, as before any index). */
+/** The metadata record `meta` with `indexes` (none: the field left out, as before any index). */
 function withIndexes(meta: Meta, indexes: StoredIndex[], version: number): object {
   const { indexes: _, ...rest } = meta;
   return indexes.length > 0 ? { ...rest, layoutVersion: version, indexes } : { ...rest, layoutVersion: version };

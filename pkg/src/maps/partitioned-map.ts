@@ -104,10 +104,7 @@ export class PartitionedMap<V> {
       name: m.name,
       database: m.ctx.instances.name,
       adopt: (raw) => m.adopt(raw),
-      place: (key, argument) => {
-        const p = m.place(key, m.layout, argument);
-        return { key: p.key, instance: p.partitionName };
-      },
+      place: (key, argument) => m.place(key, m.layout, argument),
       partitionCount: () => m.layout.partitionCount,
       instances: () => Array.from({ length: m.layout.partitionCount }, (_, i) => wasm.partitionName(i, m.layout.partitionCount)),
       entry: (instance, raw, key) => m.entry(instance, m.partition(instance, raw), key),

@@ -2,12 +2,7 @@
 // (where a key lives, what a value must be, what a write stores), never their storage, which the
 // transaction reads and writes itself, under its own locks, in its own IndexedDB transactions.
 import type { MapWrites, Snapshot, Writes } from "../instances/instances.js";
-
-/** Where a key of a partitioned map lives: its canonical form and the partition instance that holds it. */
-export interface Placed {
-  key: string;
-  instance: string;
-}
+import type { Placement } from "../maps/map-context.js";
 
 /** A partitioned map's rules, under the layout its object knows. */
 export interface MapRules<V> {
@@ -17,7 +12,7 @@ export interface MapRules<V> {
   /** Whether stored metadata `raw` is the layout keys are placed with; if not, it takes that layout and says false. */
   adopt(raw: unknown): boolean;
   /** The canonical key and partition of a caller's `key` (named `argument` in errors). */
-  place(key: unknown, argument: string): Placed;
+  place(key: unknown, argument: string): Placement;
   /** The partitions of the layout. */
   partitionCount(): number;
   /** Every partition instance of the layout. */

@@ -8,11 +8,12 @@ import { AttrmapError } from "../common/errors.js";
 import type { LockRequest } from "../concurrency/locks.js";
 import type { Snapshot } from "../instances/instances.js";
 import { ChunkedLog } from "../logs/chunked-log.js";
+import type { Placement } from "../maps/map-context.js";
 import { PartitionedMap } from "../maps/partitioned-map.js";
 import { KeyScope } from "../maps/scope.js";
 import { CustomerDirectory } from "../reference-samples/customer-directory.js";
 import { SubscriberArchive } from "../reference-samples/subscriber-archive.js";
-import type { Edit, LogRules, MapRules, Placed } from "./participants.js";
+import type { Edit, LogRules, MapRules } from "./participants.js";
 import { MAX_WHOLE_MAP_PARTITIONS } from "./transaction-types.js";
 
 /** A copy of a caller's value as IndexedDB would store it, made now: later changes to the caller's object do not reach it. */
@@ -51,9 +52,9 @@ export class MapPart<V> {
    * call), else the committed values, from partitions read once each (no other writer changes
    * them while the locks are held), those not read before in one read. `rules` places and checks.
    */
-  values(ctx: Context, rules: MapRules<V>, placed: readonly Placed[]): Promise<Array<V | undefined>> {
-    const edits = placed.map((p) => this.edits.get(p.instance)?.get(p.key));
-    const missing = [...new Set(placed.filter((_, i) => !edits[i]).map((p) => p.instance))].filter(
+  values(ctx: Context, rules: MapRules<V>, placed: readonly Placement[]): Promise<Array<V | undefined>> {
+    const edits = placed.map((p) => this.edits.get(p.partitionName)?.get(p.key));
+    const missing = [...new Set(placed.filter((_, i) => !edits[i]).map((p) => p.partitionName))].filter(
       (instance) => !this.partitions.has(instance),
     );
     if (missing.length > 0) {
@@ -73,7 +74,7 @@ export class MapPart<V> {
       placed.map(async (p, i) => {
         const edit = edits[i];
         if (edit) return "value" in edit ? edit.value : undefined;
-        return rules.entry(p.instance, await this.partitions.get(p.instance), p.key);
+        return rules.entry(p.partitionName, await this.partitions.get(p.partitionName), p.key);
       }),
     );
   }
@@ -145,7 +146,7 @@ export function partsOf(database: string, items: readonly unknown[]): Map<string
     parts.set(rules.name, part);
     if (part instanceof MapPart) {
       if (key === undefined) part.whole = true;
-      else part.instances.add(part.rules.place(key, `${argument}.key`).instance);
+      else part.instances.add(part.rules.place(key, `${argument}.key`).partitionName);
     }
   });
   return parts;

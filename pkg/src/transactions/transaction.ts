@@ -225,13 +225,13 @@ class Tx implements Transaction {
   private writable(
     map: unknown,
     key: unknown,
-  ): { part: MapPart<unknown>; rules: MapRules<unknown>; instance: string; key: string } {
+  ): { part: MapPart<unknown>; rules: MapRules<unknown>; partitionName: string; key: string } {
     const rules = partitionedMap(map, "map").transactionRules();
     const part = this.mapPart(rules);
     const placed = rules.place(key, "key");
-    if (!part?.holds(placed.instance))
+    if (!part?.holds(placed.partitionName))
       throw args.invalid(
-        `instance "${placed.instance}" of map "${rules.name}" is not in the transaction's scope: ` +
+        `instance "${placed.partitionName}" of map "${rules.name}" is not in the transaction's scope: ` +
           `add ${part ? "map.at(key) for this key" : "the map"} to the scope to write it`,
       );
     return { part, rules, ...placed };
@@ -248,7 +248,7 @@ class Tx implements Transaction {
       const w = this.writable(map, key);
       // The copy is staged; the caller gets the value it gave (as the map reads it in), not the copy.
       const given = w.rules.input(w.key, value, "value");
-      this.stage(w.part, w.instance, w.key, { value: copy(given, "value") });
+      this.stage(w.part, w.partitionName, w.key, { value: copy(given, "value") });
       return given as never;
     });
   }
@@ -257,7 +257,7 @@ class Tx implements Transaction {
     return this.staging(() => {
       const w = this.writable(map, key);
       const was = w.part.values(this.ctx, w.rules, [w]).then(([v]) => v);
-      this.stage(w.part, w.instance, w.key, { deleted: true });
+      this.stage(w.part, w.partitionName, w.key, { deleted: true });
       return was.then((v) => v !== undefined);
     });
   }

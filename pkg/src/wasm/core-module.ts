@@ -93,7 +93,7 @@ export function hashBytes(bytes: Uint8Array): number {
 export const canonicalEmail = (email: string): string => placeKey(email, true, DEFAULT_PARTITION_COUNT).key;
 
 /** Where a key lives: its canonical form (under the email rule, or as it is), its hash and its partition index. */
-export interface Placed {
+export interface PlacedKey {
   key: string;
   hash: number;
   index: number;
@@ -101,7 +101,7 @@ export interface Placed {
 
 /** The key placeKey is placing, and what its sink made of what the core told. */
 let placing = "";
-let placed: Placed | undefined;
+let placed: PlacedKey | undefined;
 
 /** Where the core tells where `placing` lives: one object for every call, so that a call allocates no other. */
 const sink: PlacedSink = {
@@ -114,7 +114,7 @@ const sink: PlacedSink = {
 };
 
 /** Where a key lives (see placeKey in src/bindings/store.rs). */
-export function placeKey(key: string, email: boolean, partitionCount: number): Placed {
+export function placeKey(key: string, email: boolean, partitionCount: number): PlacedKey {
   placing = key;
   // One crossing with the key; numbers come back, never a string (decoding one costs more than the placing).
   call(() => glue.placeKey(key, email, partitionCount, sink));
