@@ -142,12 +142,15 @@ $(GLUE) $(INLINE) &: $(MODULES) scripts/inline-wasm.mjs pkg/node_modules/.packag
 
 # One set of modules for every entry: "attrmap" (dist/index.js) starts the wasm from the inlined
 # module (Node, workers, service workers), "attrmap/browser" (dist/browser/index.js) fetches
-# wasm/attrmap_bg.wasm and compiles it streaming (pages, bundlers).
+# wasm/attrmap_bg.wasm and compiles it streaming (pages, bundlers). The entries ship bundled
+# (dist/bundle/, scripts/bundle-entries.mjs), the modules kept for types and source maps.
 # The conformance runner (pkg/conformance, bin attrmap-conformance) is Node-only: its own tsconfig.
 TS_SOURCES := $(wildcard pkg/src/*.ts pkg/src/*/*.ts pkg/conformance/*.ts)
-$(DIST): $(GLUE) $(INLINE) $(TS_SOURCES) pkg/tsconfig.json pkg/tsconfig.conformance.json
+$(DIST): $(GLUE) $(INLINE) $(TS_SOURCES) pkg/tsconfig.json pkg/tsconfig.conformance.json pkg/package.json \
+         scripts/bundle-entries.mjs
 	rm -rf pkg/dist
 	cd pkg && node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tsconfig.conformance.json
+	node scripts/bundle-entries.mjs
 
 build: $(DIST)
 

@@ -1,5 +1,5 @@
 // The page's client of the HTTP API: plain fetch, as any client of the reference server.
-import { HASH_PARTITIONED_ROUTES, SEQUENTIALLY_CHUNKED_ROUTES } from "./attrmap/dist/http/index.js";
+import { HASH_PARTITIONED_ROUTES, SEQUENTIALLY_CHUNKED_ROUTES } from "./attrmap/dist/bundle/http.js";
 
 export const routes = {
   startDirectory: `${HASH_PARTITIONED_ROUTES}/start`,

@@ -4,7 +4,7 @@
 
 import { call, routes, serviceWorkerReady } from "./api.js";
 import { initArchive, refreshCurrent, showPage } from "./archive.js";
-import { CUSTOMER_PROFILES_MAP, openAttrmap, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/browser/index.js";
+import { CUSTOMER_PROFILES_MAP, openAttrmap, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/bundle/browser.js";
 import { initBackup } from "./backup.js";
 import { showChange } from "./changes.js";
 import { initDirectory } from "./directory.js";

@@ -2,7 +2,7 @@
 // by token, newer and older.
 
 import { call, routes } from "./api.js";
-import { CURRENT } from "./attrmap/dist/browser/index.js";
+import { CURRENT } from "./attrmap/dist/bundle/browser.js";
 import { fetchCall, httpAndLibrary, js, libraryCall } from "./code.js";
 import { $, clearOnInvalid, describeError, failure, oneAtATime, result, row, text } from "./dom.js";
 

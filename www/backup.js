@@ -1,10 +1,10 @@
 // Back up, restore and move: the whole database as an export file (a download), an export file
 // imported back (all or nothing, with progress), and the same data as the engine's own
 // SetAttributes requests for the chosen reference SDK's sample, whole or only what changed since the last move.
-import { CUSTOMER_PROFILES_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/browser/index.js";
-import { DEX_SAMPLE_NAMES, exportDexRequests } from "./attrmap/dist/dex/index.js";
-import { exportBlob, importData } from "./attrmap/dist/export-import/index.js";
-import { CUSTOMER_DIRECTORY_FLOW, SUBSCRIBER_ARCHIVE_FLOW } from "./attrmap/dist/http/index.js";
+import { CUSTOMER_PROFILES_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/bundle/browser.js";
+import { DEX_SAMPLE_NAMES, exportDexRequests } from "./attrmap/dist/bundle/dex.js";
+import { exportBlob, importData } from "./attrmap/dist/bundle/export-import.js";
+import { CUSTOMER_DIRECTORY_FLOW, SUBSCRIBER_ARCHIVE_FLOW } from "./attrmap/dist/bundle/http.js";
 import { js, libraryCall } from "./code.js";
 import { $, describeError, result, text } from "./dom.js";
 

@@ -1,6 +1,6 @@
 // Recent changes: what other tabs, the service worker and this page saved, in plain words.
-import { CURRENT, CUSTOMER_PROFILES_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/browser/index.js";
-import { FLOWS_MAP } from "./attrmap/dist/http/index.js";
+import { CURRENT, CUSTOMER_PROFILES_MAP, SUBSCRIBER_CHUNKS_MAP } from "./attrmap/dist/bundle/browser.js";
+import { FLOWS_MAP } from "./attrmap/dist/bundle/http.js";
 import { $ } from "./dom.js";
 import { ACCOUNTS_MAP, LEDGER_LOG } from "./transfer.js";
 

@@ -2,7 +2,7 @@
 // canonical email, FNV-1a hash and partition that was written or read.
 
 import { call, routes } from "./api.js";
-import { emailPartition } from "./attrmap/dist/browser/index.js";
+import { emailPartition } from "./attrmap/dist/bundle/browser.js";
 import { fetchCall, httpAndLibrary, js, libraryCall } from "./code.js";
 import { $, clearOnInvalid, describeError, failure, result, text } from "./dom.js";
 

@@ -1,5 +1,5 @@
 // The rules panels: an email's partition and a page token's meaning, live as you type.
-import { AttrmapError, CURRENT, emailPartition, validatePageToken } from "./attrmap/dist/browser/index.js";
+import { AttrmapError, CURRENT, emailPartition, validatePageToken } from "./attrmap/dist/bundle/browser.js";
 import { js, libraryCall } from "./code.js";
 import { $, describeError, text } from "./dom.js";
 

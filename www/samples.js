@@ -1,6 +1,6 @@
 // Sample data: a bulk import with the library's batch writes (the HTTP API has no bulk
 // endpoint), with progress, and a view of how full the partitions and chunks are.
-import { emailPartition, partitionName } from "./attrmap/dist/browser/index.js";
+import { emailPartition, partitionName } from "./attrmap/dist/bundle/browser.js";
 import { libraryCall } from "./code.js";
 import { $, clearOnInvalid, clearResult, describeError, oneAtATime, result, text } from "./dom.js";
 

@@ -4,8 +4,8 @@
 // restores the second device from the engine, then changes one profile on both devices and syncs
 // both, in the order docs/sync.md gives (pull, merge, send entry changes, acknowledge), so the
 // second device's pull meets a conflict and resolves it as chosen.
-import { CUSTOMER_PROFILES_MAP, openAttrmap } from "./attrmap/dist/browser/index.js";
-import { DEX_SAMPLE_NAMES, exportDexEntryChanges, exportDexRequests, importDexAttributes } from "./attrmap/dist/dex/index.js";
+import { CUSTOMER_PROFILES_MAP, openAttrmap } from "./attrmap/dist/bundle/browser.js";
+import { DEX_SAMPLE_NAMES, exportDexEntryChanges, exportDexRequests, importDexAttributes } from "./attrmap/dist/bundle/dex.js";
 import { js, libraryCall } from "./code.js";
 import { $, describeError, result, text } from "./dom.js";
 

@@ -1,8 +1,8 @@
 // The demo's service worker: serves the reference HTTP API from IndexedDB with attrmap's
 // handler. Registered with scope "/" (the paths are at the origin's root).
 
-import { createHandler } from "./attrmap/dist/http/index.js";
-import { openAttrmap } from "./attrmap/dist/index.js";
+import { createHandler } from "./attrmap/dist/bundle/http.js";
+import { openAttrmap } from "./attrmap/dist/bundle/index.js";
 
 const store = openAttrmap();
 const handle = createHandler(store);

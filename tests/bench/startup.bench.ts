@@ -1,9 +1,10 @@
 // make bench: start-up of each entry, before (the released 0.2.0, its tarball kept in
-// tests/fixtures) and after (the package built here): a fresh tab imports the entry, unbundled
+// tests/fixtures) and after (the package built here): a fresh tab imports the entry as the
+// package's exports give it to a page that imports its files itself (not through a bundler),
 // from 127.0.0.1 (no cache), and makes a first call; printed is the median and range of 8 tabs,
 // in each engine. Figures, not a test.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -14,9 +15,11 @@ const TABS = 8;
 const root = mkdtempSync(join(tmpdir(), "attrmap-startup-"));
 mkdirSync(join(root, "before"));
 execFileSync("tar", ["xzf", join(import.meta.dirname, "../fixtures/attrmap-0.2.0.tgz"), "-C", join(root, "before")]);
-cpSync(dirname(createRequire(import.meta.url).resolve("attrmap/package.json")), join(root, "after", "package"), {
-  recursive: true,
-});
+const installed = dirname(createRequire(import.meta.url).resolve("attrmap/package.json"));
+cpSync(installed, join(root, "after", "package"), { recursive: true });
+/** The file a page that imports the package's files itself loads for `entry` (its exports' default). */
+const exportsMap = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).exports;
+const file = (entry: string) => (exportsMap[entry].default as string).slice(2);
 writeFileSync(join(root, "blank.html"), '<!doctype html><meta charset="utf-8"><title>start-up</title>');
 const server = await serveWww(root);
 
@@ -26,13 +29,13 @@ const first = 'm.emailPartition("a@example.com")';
 const IMPORT_FILE = '{"format":"attrmap-export","version":1}\n';
 const CASES: Case[] = [
   { label: '"attrmap", emailPartition', version: "before", run: `const m = await load("dist/index.js"); ${first};` },
-  { label: '"attrmap", emailPartition', version: "after", run: `const m = await load("dist/index.js"); ${first};` },
+  { label: '"attrmap", emailPartition', version: "after", run: `const m = await load("${file(".")}"); ${first};` },
   { label: '"attrmap/browser", emailPartition', version: "before", run: `const m = await load("browser/index.js"); ${first};` },
   {
     label: '"attrmap/browser", emailPartition',
     version: "after",
     // Since the lazy start, the browser entry's synchronous rules need ready() first (the import did it before).
-    run: `const m = await load("dist/browser/index.js"); await m.ready(); ${first};`,
+    run: `const m = await load("${file("./browser")}"); await m.ready(); ${first};`,
   },
   {
     label: '"attrmap/browser", a first import',
@@ -42,13 +45,13 @@ const CASES: Case[] = [
   {
     label: '"attrmap/browser" + "attrmap/export-import", a first import',
     version: "after",
-    run: `const [m, e] = await Promise.all([load("dist/browser/index.js"), load("dist/export-import/index.js")]);
+    run: `const [m, e] = await Promise.all([load("${file("./browser")}"), load("${file("./export-import")}")]);
       await e.importData(m.openAttrmap({ name }), ${JSON.stringify(IMPORT_FILE)});`,
   },
   {
     label: '"attrmap/browser" + "attrmap/http", createHandler',
     version: "after",
-    run: `const [m, h] = await Promise.all([load("dist/browser/index.js"), load("dist/http/index.js")]);
+    run: `const [m, h] = await Promise.all([load("${file("./browser")}"), load("${file("./http")}")]);
       await m.ready(); h.createHandler(m.openAttrmap({ name }));`,
   },
 ];

@@ -425,3 +425,39 @@ test(`${ENGINE}: a page imports the browser entry: the wasm file is fetched, the
   assert.deepEqual(tab.errors, []);
   await tab.close();
 });
+
+test(`${ENGINE}: the bundled entries (exports' default) pass every vector and share one copy of each module`, async () => {
+  // What a page that imports the package's files itself gets (pkg/package.json: each entry's
+  // `default`); one esbuild run over every entry, so a store of the browser entry is one the dex
+  // and export entries know.
+  const exportsMap = (await import("attrmap/package.json", { with: { type: "json" } })).default.exports;
+  const file = (entry: "./browser" | "./dex" | "./export-import") => exportsMap[entry].default.slice(2);
+  assert.match(file("./browser"), /^dist\/bundle\//);
+  const tab = await openBlank();
+  await passesVectorsInPage(tab, file("./browser"));
+  const answers = await tab.evaluate(
+    async ([origin, browser, dex, exportImport]) => {
+      const m = await import(`${origin}/attrmap/${browser}`);
+      const d = await import(`${origin}/attrmap/${dex}`);
+      const e = await import(`${origin}/attrmap/${exportImport}`);
+      const store = m.openAttrmap({ name: `bundled-${Date.now()}` });
+      await (await store.partitionedMap("m", { partitionCount: 4 })).upsert("k", { n: 1 });
+      const requests = [];
+      for await (const r of d.exportDexRequests(store, { flowId: "f", maps: ["m"], names: { m: { attributeMap: "m" } } }))
+        requests.push(r);
+      const text: string = await e.exportText(store);
+      const modules = performance.getEntriesByType("resource").filter((r) => r.name.includes("/attrmap/dist/"));
+      return {
+        requests: requests.length,
+        header: text.split("\n")[0],
+        unbundled: modules.filter((r) => !r.name.includes("/dist/bundle/")).length,
+      };
+    },
+    [env.server.origin, file("./browser"), file("./dex"), file("./export-import")] as const,
+  );
+  assert.equal(answers.requests, 1);
+  assert.match(answers.header!, /^\{"format":"attrmap-export"/);
+  assert.equal(answers.unbundled, 0, "a module of dist/ was fetched beside the bundle");
+  assert.deepEqual(tab.errors, []);
+  await tab.close();
+});
