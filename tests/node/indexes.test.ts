@@ -420,6 +420,34 @@ test("an aborted build adds nothing; a build reports progress", async () => {
   assert.equal(await map.where("byN").equals(3).count(), 71);
 });
 
+test("layoutVersion: one more per index created or dropped, none for a create refused or aborted, map and log", async () => {
+  // docs/indexes.md: a created index raises layoutVersion by one, dropIndex too, and a createIndex
+  // that does not happen leaves it. Read from the object and from one opened after each step.
+  const store = fresh();
+  const map = await store.partitionedMap<{ n: number }>("m", { partitionCount: 16 });
+  await map.upsertMany(Array.from({ length: 100 }, (_, i) => [`k${i}`, { n: i % 3 }] as const));
+  const log = await store.chunkedLog<{ n: number }>("l", { chunkSize: 4 });
+  await log.appendMany(Array.from({ length: 40 }, (_, i) => ({ n: i % 3 })));
+  for (const [target, reopen] of [
+    [map, () => store.partitionedMap("m")],
+    [log, () => store.chunkedLog("l")],
+  ] as const) {
+    const versions = async () => [target.layoutVersion, (await reopen()).layoutVersion];
+    assert.deepEqual(await versions(), [1, 1]);
+    await target.createIndex("byN", "n");
+    assert.deepEqual(await versions(), [2, 2]);
+    assert.equal(await code(target.createIndex("uniqueN", "n", { unique: true })), "constraint_violation");
+    assert.deepEqual(await versions(), [2, 2]);
+    const controller = new AbortController();
+    const aborted = target.createIndex("again", "n", { signal: controller.signal, onProgress: () => controller.abort() });
+    assert.equal(await code(aborted), "aborted");
+    assert.deepEqual(await versions(), [2, 2]);
+    assert.equal(await target.dropIndex("byN"), true);
+    assert.deepEqual(await versions(), [3, 3]);
+    assert.deepEqual(await target.indexes(), []);
+  }
+});
+
 test("export carries the definitions, import rebuilds the entries, and the round trip is byte-identical", async () => {
   const source = fresh();
   const map = await source.partitionedMap<{ c: string; id: number }>("m", { partitionCount: 5 });

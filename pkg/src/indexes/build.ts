@@ -126,21 +126,28 @@ export async function buildIndex(target: IndexHost, def: IndexDefinition, option
       // Queries that found it being built read it again.
       ctx.instances.announceChanged([{ map, instances: [], entries: deletingAll([map, def.name]) }]);
     } catch (e) {
-      await removeIndex(target, def.name, doing).catch(() => undefined); // if this fails too, the next build starts again
+      // A create that did not happen leaves the layout version where it was (docs/indexes.md):
+      // the build holds the map's lock, so no other layout change came between.
+      // If this fails too, the next build starts again.
+      await removeIndex(target, def.name, doing, version - 1).catch(() => undefined);
+      await target.refresh().catch(() => undefined);
       throw e;
     }
   });
 }
 
-/** Removes index `index` and its entries in one transaction; whether it was there. */
-function removeIndex(target: IndexHost, index: string, doing: string): Promise<boolean> {
+/**
+ * Removes index `index` and its entries in one transaction, the layout version then `version`
+ * (a drop: one more); whether it was there.
+ */
+function removeIndex(target: IndexHost, index: string, doing: string, version?: number): Promise<boolean> {
   const map = target.name;
   return target.ctx.instances.write({ map, instances: [] }, doing, ({ meta: raw }) => {
     const { meta, indexes } = metaOf(target, raw);
     if (!indexes.some((i) => i.name === index)) return { result: false };
     const entries = deletingAll([map, index]);
     const left = indexes.filter((i) => i.name !== index);
-    return { meta: withIndexes(meta, left, meta.layoutVersion + 1), entries, result: true };
+    return { meta: withIndexes(meta, left, version ?? meta.layoutVersion + 1), entries, result: true };
   });
 }
 
