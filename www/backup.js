@@ -114,15 +114,16 @@ async function move(sdk, since) {
   const moved = [];
   for (const [map, flowId] of SAMPLE_FLOWS) {
     const from = since ? Number(localStorage.getItem(CHECKPOINT_KEY(flowId)) ?? 0) : undefined;
-    let [n, attributes, checkpoint] = [0, 0, from ?? 0];
-    for await (const request of exportDexRequests(store, { flowId, sdk, maps: [map], since: from })) {
+    let [n, attributes] = [0, 0];
+    const requests = exportDexRequests(store, { flowId, sdk, maps: [map], since: from });
+    for await (const request of requests) {
       const name = `set-attributes-${flowId}${since ? `-since-${from}` : ""}-${++n}.json`;
       download(new Blob([request.json], { type: "application/json" }), name);
       attributes += request.attributes;
-      checkpoint = request.checkpoint;
     }
-    // An increment with no request changed nothing here: the checkpoint stays.
-    if (n > 0 || !since) localStorage.setItem(CHECKPOINT_KEY(flowId), String(checkpoint));
+    // Where the engine's copy is now, with or without a request (the feed may have moved on).
+    const checkpoint = requests.checkpoint;
+    localStorage.setItem(CHECKPOINT_KEY(flowId), String(checkpoint));
     moved.push({ flowId, from, checkpoint, attributes, requests: n });
   }
   const both = SAMPLE_FLOWS.map(([, flowId]) => Number(localStorage.getItem(CHECKPOINT_KEY(flowId)) ?? 0));
@@ -165,13 +166,10 @@ function exportChanges() {
     [
       'import { exportDexRequests } from "attrmap/dex";',
       `const options = { flowId: ${js(CUSTOMER_DIRECTORY_FLOW)}, sdk: ${js(sdk)}, maps: [${js(CUSTOMER_PROFILES_MAP)}] };`,
-      "let checkpoint = savedCheckpoint(); // of the last move: request.checkpoint",
-      "for await (const request of exportDexRequests(store, { ...options, since: checkpoint })) {",
-      "  save(request.json); // an instance gone is the engine's null value, which deletes it",
-      "  checkpoint = request.checkpoint;",
-      "}",
-      "saveCheckpoint(checkpoint); // once every request is sent",
-      "await store.acknowledgeChanges(checkpoint); // the feed may drop what has moved",
+      "const requests = exportDexRequests(store, { ...options, since: savedCheckpoint() });",
+      "for await (const request of requests) save(request.json); // a gone instance: the engine's null value",
+      "saveCheckpoint(requests.checkpoint); // once every request is sent, even when there was none",
+      "await store.acknowledgeChanges(requests.checkpoint); // the feed may drop what has moved",
     ],
   );
 }

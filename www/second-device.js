@@ -79,11 +79,9 @@ async function sync(device, name, since, onConflict) {
 async function restore() {
   $("second-steps").replaceChildren();
   engine.clear();
-  let checkpoint = 0;
-  for await (const request of exportDexRequests(store, { flowId: "customer-directory", sdk: SDK, maps: MAPS })) {
-    setAttributes(request);
-    checkpoint = request.checkpoint;
-  }
+  const requests = exportDexRequests(store, { flowId: "customer-directory", sdk: SDK, maps: MAPS });
+  for await (const request of requests) setAttributes(request);
+  const { checkpoint } = requests;
   await store.acknowledgeChanges(checkpoint);
   step(`This device sent its directory: the engine holds ${engine.size} partitions.`);
   // A new second device each time: its database is deleted and made again.

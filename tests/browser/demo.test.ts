@@ -592,7 +592,7 @@ test("backup: changes since the last move carry only the partition saved since, 
     request.attributes.map((a) => a.key),
     [`customer_profiles_by_email_partition/${refPartition("hank@example.com", 1000).name}`],
   );
-  assert.match(await textOf(page, "#backup-code"), /exportDexRequests\(store, \{ \.\.\.options, since: checkpoint \}\)/);
+  assert.match(await textOf(page, "#backup-code"), /exportDexRequests\(store, \{ \.\.\.options, since: savedCheckpoint\(\) \}\)/);
   assert.deepEqual(page.errors, []);
 });
 

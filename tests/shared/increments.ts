@@ -39,19 +39,20 @@ export async function exported(
   store: Attrmap.Attrmap,
   since?: number,
 ): Promise<{ writes: Written[]; checkpoint: number }> {
-  let checkpoint: number | undefined;
   const writes: Written[] = [];
   const seen = new Set<string>();
-  for await (const r of m.exportDexRequests(store, { flowId: "f", names: INCREMENT_NAMES, since })) {
-    checkpoint ??= r.checkpoint;
-    if (r.checkpoint !== checkpoint) throw new Error(`two checkpoints in one export: ${checkpoint}, ${r.checkpoint}`);
+  const requests = m.exportDexRequests(store, { flowId: "f", names: INCREMENT_NAMES, since });
+  for await (const r of requests) {
+    if (r.checkpoint !== requests.checkpoint)
+      throw new Error(`a request's checkpoint ${r.checkpoint} is not its export's, ${requests.checkpoint}`);
     for (const a of (JSON.parse(r.json) as { attributes: Written[] }).attributes) {
       if (seen.has(a.key)) throw new Error(`${a.key} written twice in one export`);
       seen.add(a.key);
       writes.push(a);
     }
   }
-  return { writes, checkpoint: checkpoint ?? since ?? 0 };
+  if (requests.checkpoint === undefined) throw new Error("an export read to its end has no checkpoint");
+  return { writes, checkpoint: requests.checkpoint };
 }
 
 /** Applies attribute writes to `engine` as the engine does: a value sets, the null value deletes. */

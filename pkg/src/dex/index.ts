@@ -6,7 +6,7 @@ import { lazyModule } from "../common/lazy-module.js";
 import { type Attrmap, contextOf } from "../store/attrmap.js";
 import { ready } from "../wasm/core-module.js";
 import type { IndexPartition, IndexValue } from "./index-partition.js";
-import type { DexExportOptions, DexRequest } from "./set-attributes.js";
+import type { DexExportOptions, DexRequest, DexRequests } from "./set-attributes.js";
 import type {
   DexAttributeSource,
   DexEntryChanges,
@@ -18,7 +18,7 @@ import type {
 export type { IndexElement, IndexPartition, IndexValue } from "./index-partition.js";
 export type { DexMapNames, DexSdk } from "./sample-names.js";
 export { DEX_SAMPLE_NAMES } from "./sample-names.js";
-export type { DexExportOptions, DexRequest } from "./set-attributes.js";
+export type { DexExportOptions, DexRequest, DexRequests } from "./set-attributes.js";
 export type {
   DexAttribute,
   DexAttributeSource,
@@ -47,11 +47,18 @@ export const indexPartitionCode = /* @__PURE__ */ lazyModule(() => import("./ind
 
 /**
  * The maps of `store` as the engine's SetAttributesRequests (canonical protobuf JSON, under 16
- * MiB each), named for a reference SDK's sample (`sdk`) or your flow (`names`), one at a time.
+ * MiB each), named for a reference SDK's sample (`sdk`) or your flow (`names`), one at a time;
+ * once iterated, its `checkpoint` is the next increment's `since`, even when there was no request.
  */
-export async function* exportDexRequests(store: Attrmap, options: DexExportOptions): AsyncIterableIterator<DexRequest> {
-  const [{ dexRequests }] = await Promise.all([dexRequestsCode.load(), ready()]);
-  yield* dexRequests(contextOf(store), options);
+export function exportDexRequests(store: Attrmap, options: DexExportOptions): DexRequests {
+  let checkpoint: number | undefined;
+  async function* requests(): AsyncGenerator<DexRequest, void, undefined> {
+    const [{ dexRequests }] = await Promise.all([dexRequestsCode.load(), ready()]);
+    yield* dexRequests(contextOf(store), options, (reached) => {
+      checkpoint = reached;
+    });
+  }
+  return Object.defineProperty(requests(), "checkpoint", { get: () => checkpoint, enumerable: true }) as DexRequests;
 }
 
 /**

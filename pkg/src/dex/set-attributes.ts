@@ -60,6 +60,16 @@ export interface DexRequest {
   checkpoint: number;
 }
 
+/**
+ * The requests of `exportDexRequests`, one at a time, and the checkpoint they bring the engine
+ * to, whatever their number: an increment with no request still moves it (the feed went on, and
+ * nothing of the maps asked for changed).
+ */
+export interface DexRequests extends AsyncGenerator<DexRequest, void, undefined> {
+  /** The `since` of the next increment, known once the iteration has read the feed (undefined before). */
+  readonly checkpoint: number | undefined;
+}
+
 /** What a request sends of one instance: its map, its name, and its base once acknowledged. */
 type Sent = readonly [map: string, instance: string, record: SentRecord];
 /** A request ready to send, with what it sends. */
@@ -105,8 +115,15 @@ function indexesOption(o: object): { partitionCount: number | undefined } | unde
   };
 }
 
-/** @internal The stored maps as SetAttributesRequests, one at a time; see DexExportOptions. */
-export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerator<DexRequest> {
+/**
+ * @internal The stored maps as SetAttributesRequests, one at a time; see DexExportOptions.
+ * `reached` is told the checkpoint before the first request.
+ */
+export async function* dexRequests(
+  ctx: Context,
+  options: unknown,
+  reached: (checkpoint: number) => void,
+): AsyncGenerator<DexRequest> {
   const o = args.object("options", options);
   const flowId = args.string("options.flowId", args.field("options", o, "flowId"));
   if (flowId === "") throw args.invalid("options.flowId must not be empty");
@@ -123,6 +140,7 @@ export async function* dexRequests(ctx: Context, options: unknown): AsyncGenerat
   // again by the next increment, and a value sent twice leaves the engine as once.
   const increment = since === undefined ? undefined : await changedSince(ctx, since, wanted);
   const checkpoint = increment?.checkpoint ?? (await feedCheckpoint(ctx));
+  reached(checkpoint);
   const items: AsyncIterable<ExportItem | ChangedItem> = increment
     ? changedItems(ctx, increment.changed)
     : exportItems(ctx, wanted);
