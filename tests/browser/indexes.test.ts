@@ -228,7 +228,7 @@ test("a live query of an index runs again for writes inside its range (another t
 });
 
 test("a browser killed during an index build of 100,000 entries, then during indexed writes: every index agrees with a scan", {
-  timeout: 180_000,
+  timeout: 360_000,
 }, async (t) => {
   const ENTRIES = 100_000;
   const t0 = Date.now();
@@ -256,7 +256,9 @@ test("a browser killed during an index build of 100,000 entries, then during ind
       const same = indexed.length === scan.length && indexed.every((k, i) => k === scan[i]![0]);
       return { listed, same, entries: scan.length, indexed: indexed.length };
     });
-    return within(`${step}: the index to be compared with a scan`, read);
+    // The rest of the build, a scan and a query of 100,000 entries: 32 s in WebKit on a quiet
+    // machine (41 s with 0.5.0), over 60 s beside the rest of the suite on two cores.
+    return within(`${step}: the index to be compared with a scan`, read, 150_000);
   };
   // Round 1: killed a third of the way through the build, while another tab writes indexed values.
   // The page says when the build is a third of the way (a wait on its progress, not a poll that
