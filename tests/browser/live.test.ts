@@ -182,6 +182,33 @@ test("a live query over a log page and a count runs again on appends; an error g
   assert.deepEqual(page.errors, []);
 });
 
+test("changes() and changesCheckpoint() in a live query run it again when any context adds to the feed", async () => {
+  // docs/change-feed.md: one change record per map a write changes instances of, numbered 1, 2, ...
+  // without gaps; a "not yet moved" badge is such a query.
+  const name = `feed-live-${Date.now()}`; // the profile outlives a run
+  const [page, other] = [await openPage(env.browser, env.server.origin), await openPage(env.browser, env.server.origin)];
+  await page.evaluate(async (name) => {
+    const w = window as unknown as { results: unknown[] };
+    w.results = [];
+    const store = window.attrmap.openAttrmap({ name });
+    await store.partitionedMap("m"); // opening writes a layout, not a change record
+    store
+      .liveQuery(async (s) => [(await s.changes({ after: 0 })).changes.length, await s.changesCheckpoint()])
+      .subscribe((v) => w.results.push(v));
+  }, name);
+  assert.deepEqual(await results(page, 1), [[0, 0]]);
+  await page.evaluate(async (name) => {
+    await (await window.attrmap.openAttrmap({ name }).partitionedMap("m")).upsert("a", 1);
+  }, name);
+  assert.deepEqual((await results(page, 2)).at(-1), [1, 1], "a write of this page");
+  await other.evaluate(async (name) => {
+    await (await window.attrmap.openAttrmap({ name }).chunkedLog("l")).append("x");
+  }, name);
+  assert.deepEqual((await results(page, 3)).at(-1), [2, 2], "an append in another tab");
+  assert.deepEqual([page.errors, other.errors], [[], []]);
+  await Promise.all([page.close(), other.close()]);
+});
+
 test("a module worker and a page share data and locks: each reads what the other wrote", async () => {
   const page = await openPage(env.browser, env.server.origin);
   await page.evaluate(async () => {

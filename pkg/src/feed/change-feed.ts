@@ -57,15 +57,22 @@ export async function changes(ctx: Context, options: unknown): Promise<ChangesPa
   const limitGiven = args.field("options", o, "limit");
   const limit = limitGiven === undefined ? DEFAULT_LIMIT : args.pageLimit("options.limit", limitGiven);
   const doing = "reading the change feed";
-  const { oldest, last, records } = await ctx.instances.transaction("readonly", doing, async (tx) => {
-    const range = ctx.instances.connection.keyRange.lowerBound(after, true);
-    const [oldest, last, records] = await Promise.all([
-      firstSequence(tx, doing),
-      lastSequence(tx, doing),
-      request(tx.objectStore(CHANGES).getAll(range, limit), doing),
-    ]);
-    return { oldest, last, records: records as ChangeRecord[] };
-  });
+  const read = await ctx.instances.reading(
+    "",
+    "feed",
+    doing,
+    async (tx) => {
+      const range = ctx.instances.connection.keyRange.lowerBound(after, true);
+      const [oldest, last, records] = await Promise.all([
+        firstSequence(tx, doing),
+        lastSequence(tx, doing),
+        request(tx.objectStore(CHANGES).getAll(range, limit), doing),
+      ]);
+      return { oldest, last, records: records as ChangeRecord[] };
+    },
+    { walk: true },
+  );
+  const { oldest, last, records } = read;
   if (after > last || (oldest > 0 && after < oldest - 1)) throw expired(after, oldest, last);
   // The fields in the documented order (the key generator adds `seq` last), in this realm.
   const changes = records.map(({ seq, map, instances, at }) => ({ seq, map, instances: [...instances], at }));
@@ -75,7 +82,7 @@ export async function changes(ctx: Context, options: unknown): Promise<ChangesPa
 /** @internal `store.changesCheckpoint()`: the last sequence of the feed (0 before the first write). */
 export function checkpoint(ctx: Context): Promise<number> {
   const doing = "reading the change feed's checkpoint";
-  return ctx.instances.transaction("readonly", doing, (tx) => lastSequence(tx, doing));
+  return ctx.instances.reading("", "feed", doing, (tx) => lastSequence(tx, doing), { walk: true });
 }
 
 /**

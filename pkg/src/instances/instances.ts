@@ -81,9 +81,10 @@ export type ReadAll =
 
 /**
  * What one read of a map covers: instances by name (none: the map's metadata alone), every
- * instance (`"all"`: a walk or a count), or the layout alone (opening the map).
+ * instance (`"all"`: a walk or a count), the layout alone (opening the map), or (`"feed"`, with
+ * no map) the change feed, which every write that changes instances adds to.
  */
-export type ReadScope = readonly string[] | "all" | "layout" | { entries: readonly KeyBounds[] };
+export type ReadScope = readonly string[] | "all" | "layout" | "feed" | { entries: readonly KeyBounds[] };
 
 /** Told of every read before it is made: live queries learn from it what a query read. */
 export type ReadObserver = (map: string, scope: ReadScope) => void;

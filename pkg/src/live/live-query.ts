@@ -50,10 +50,11 @@ export interface LiveQuery<T> {
 /** Everything of `map` (an iteration or a count read it whole). */
 const WHOLE_MAP = "\u0000*";
 
-/** What one run of a query read: instances (`map\0instance`), and ranges of index entries by map. */
+/** What one run of a query read: instances (`map\0instance`), ranges of index entries by map, and whether the feed. */
 interface Reads {
   instances: Set<string>;
   entries: Map<string, KeyBounds[]>;
+  feed: boolean;
 }
 
 /** A context whose instances note what each read covers into `deps`; writes pass through. */
@@ -62,6 +63,7 @@ function tracking(ctx: Context, deps: Reads): Context {
   const instances = ctx.instances.observed((map, scope) => {
     // Opening a map reads its layout, on every run: a change of layout shows in every later read.
     if (scope === "layout") return;
+    if (scope === "feed") return void (deps.feed = true);
     if (scope === "all") return note(map, WHOLE_MAP);
     if (!Array.isArray(scope)) {
       // A query of an index: a build's steps and a drop announce entries of its ranges too.
@@ -102,6 +104,8 @@ function callbacks(observer: unknown, invalidate: unknown): [next: Callback | un
 }
 
 function touches(deps: Reads, change: Change): boolean {
+  // A write adds a change record to the feed for each map whose instances it changed.
+  if (deps.feed && change.maps.some((changed) => changed.instances.length > 0)) return true;
   return change.maps.some((changed) => touchesMap(deps, changed));
 }
 
@@ -125,7 +129,7 @@ export function liveQuery<T>(
       const [next, error] = callbacks(observer, invalidate);
       let stopped = false;
       let running = false;
-      let deps: Reads = { instances: new Set(), entries: new Map() };
+      let deps: Reads = { instances: new Set(), entries: new Map(), feed: false };
       // Changes announced while the query runs: they are checked against what this run reads.
       let during: Change[] = [];
       // The database was lost or a loss acknowledged while the query ran: it runs again anyway.
@@ -136,7 +140,7 @@ export function liveQuery<T>(
         do {
           during = [];
           reset = false;
-          const read: Reads = { instances: new Set(), entries: new Map() };
+          const read: Reads = { instances: new Set(), entries: new Map(), feed: false };
           try {
             const value = await query(view(tracking(ctx, read)));
             deps = read;
