@@ -108,11 +108,21 @@ test("acknowledged and bounded; a checkpoint the feed cannot continue from is ch
     assert.ok(e instanceof AttrmapError && e.code === "checkpoint_expired");
     assert.match(
       e.message,
-      /^checkpoint 1 has expired: the records after it up to 2 were dropped .*move the whole database again/,
+      /^checkpoint 1 has expired, since the records after it up to 2 were dropped .*; move the whole database again/,
     );
     return true;
   });
-  assert.equal(await code(store.changes({ after: 6 })), "checkpoint_expired"); // past the end: another database's
+  // Past the end: another database's, said in one sentence.
+  await assert.rejects(store.changes({ after: 6 }), (e: unknown) => {
+    assert.ok(e instanceof AttrmapError && e.code === "checkpoint_expired");
+    assert.equal(
+      e.message,
+      "checkpoint 6 is past the end of this feed, 5, so it belongs to another database or another copy of this one; " +
+        "move the whole database again (exportDexRequests without since)",
+    );
+    return true;
+  });
+  await assert.rejects(store.changes({ limit: 0 }), /options\.limit must be an integer from 1 to 10000, got 0/);
   // Acknowledging drops up to it, but the newest record stays: the next write is 6, not 1.
   assert.equal(await store.acknowledgeChanges(4), 2);
   assert.equal(await store.acknowledgeChanges(5), 0);

@@ -80,18 +80,19 @@ export function duration(name: string, value: unknown, infinite: boolean): numbe
   throw invalid(`${name} must be a number of milliseconds from 0 to 2147483647${infinite ? " or Infinity" : ""}, got ${ms}`);
 }
 
-/** A whole number from `min` up (attempt counts, limits): no NaN, no Infinity, no coercion. */
-export function count(name: string, value: unknown, min: number): number {
+/**
+ * A whole number from `min` to `max` (attempt counts, limits): no NaN, no Infinity, no
+ * coercion; the message states both bounds.
+ */
+export function count(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = number(name, value);
-  if (Number.isSafeInteger(n) && n >= min) return n;
-  throw invalid(`${name} must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER}, got ${n}`);
+  if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
+  throw invalid(`${name} must be an integer from ${min} to ${max}, got ${n}`);
 }
 
 /** The `limit` of a page: a whole number from 1 to `MAX_PAGE_LIMIT`. */
 export function pageLimit(name: string, value: unknown): number {
-  const limit = count(name, value, 1);
-  if (limit > MAX_PAGE_LIMIT) throw invalid(`${name} must be at most ${MAX_PAGE_LIMIT}, got ${limit}`);
-  return limit;
+  return count(name, value, 1, MAX_PAGE_LIMIT);
 }
 
 /** A boolean: `true` or `false`, never a truthy value. */

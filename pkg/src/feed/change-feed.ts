@@ -39,14 +39,12 @@ function sequence(name: string, value: unknown): number {
 
 /** The error of a checkpoint the feed cannot continue from: never a silent gap. */
 function expired(after: number, oldest: number, last: number): AttrmapError {
-  const why =
+  const what =
     after > last
-      ? `the feed ends at ${last}: the checkpoint is of another database (its data cleared or replaced?)`
-      : `the records after it up to ${oldest - 1} were dropped (acknowledged, or past the feed's bound)`;
-  return new AttrmapError(
-    "checkpoint_expired",
-    `checkpoint ${after} has expired: ${why}; move the whole database again (exportDexRequests without since)`,
-  );
+      ? `checkpoint ${after} is past the end of this feed, ${last}, so it belongs to another database or another copy of this one`
+      : `checkpoint ${after} has expired, since the records after it up to ${oldest - 1} were dropped ` +
+        "(acknowledged, or past the feed's bound)";
+  return new AttrmapError("checkpoint_expired", `${what}; move the whole database again (exportDexRequests without since)`);
 }
 
 /** @internal `store.changes(options)`: the records after `options.after`, oldest first, in one readonly transaction. */

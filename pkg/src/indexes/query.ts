@@ -177,5 +177,5 @@ export class Query<E, K extends Owner = string> {
 /** The `limit` of `toArray` or `keys` (none: every entry). */
 function limitOf(options: unknown): number {
   const given = args.field("options", args.options("options", options), "limit");
-  return given === undefined ? Number.POSITIVE_INFINITY : args.count("options.limit", given, 1);
+  return given === undefined ? Number.POSITIVE_INFINITY : args.count("options.limit", given, 1, MAX_BATCH);
 }
