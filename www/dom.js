@@ -6,14 +6,29 @@ export function text(id, value) {
   $(id).textContent = String(value);
 }
 
-/** Shows a result as a success or an error, and brings it into view (on a phone it may be below the fold). */
+/**
+ * Shows a result as a success or an error, and brings it into view when it answers what the
+ * visitor just did (on a phone it may be below the fold); a result the page shows by itself
+ * (on load, for another tab's write) never moves the page.
+ */
 export function result(id, ok, message) {
   const element = $(id);
   element.textContent = message;
   element.className = `result ${ok ? "ok" : "error"}`;
   element.setAttribute("role", ok ? "status" : "alert");
-  element.scrollIntoView({ block: "nearest" });
+  if (touched !== null && element.closest("section") === touched) element.scrollIntoView({ block: "nearest" });
 }
+
+/** The panel the visitor last touched (pointer, keys or focus): a result there answers what they did. */
+let touched = null;
+for (const type of ["pointerdown", "keydown", "focusin"])
+  document.addEventListener(
+    type,
+    (event) => {
+      touched = event.target instanceof Element ? event.target.closest("section") : null;
+    },
+    { capture: true, passive: true },
+  );
 
 /** Empties a result, e.g. when the browser's own validation stops a form. */
 export function clearResult(id) {
