@@ -2,7 +2,7 @@
 // attrmap-conformance: runs every cross-SDK vector against a testee program and reports, per
 // class, what passed, failed, was skipped or is a known divergence of the SDK named by --sdk.
 // The protocol and the testees: docs/conformance.md.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Case, type Divergences, loadCases, Vectors } from "./cases.js";
 import { buildReport, formatReport } from "./report.js";
@@ -41,11 +41,14 @@ interface Options {
   command: string[];
 }
 
+/** The vectors a packed package carries (npm pack copies them); a built tree has none there. */
+const PACKAGE_VECTORS = fileURLToPath(new URL("../../vectors/", import.meta.url));
+
 function parse(argv: readonly string[]): Options {
   const options: Options = {
     caseTimeoutMs: 10_000,
     totalTimeoutMs: 600_000,
-    vectors: fileURLToPath(new URL("../../vectors/", import.meta.url)),
+    vectors: PACKAGE_VECTORS,
     allowEmpty: false,
     command: [],
   };
@@ -85,6 +88,11 @@ async function main(argv: readonly string[]): Promise<number> {
   // error prints the usage, a file that cannot be read or written one line naming it; exit 2.
   try {
     options = parse(argv);
+    if (options.vectors === PACKAGE_VECTORS && !existsSync(PACKAGE_VECTORS))
+      throw new UsageError(
+        `no vectors beside this build (${PACKAGE_VECTORS}: npm pack puts them there); ` +
+          "in the repository, pass --vectors tests/conformance",
+      );
     vectors = new Vectors(options.vectors);
     const { sdks } = vectors.json<Divergences>("divergences.json");
     if (options.sdk !== undefined && !sdks.includes(options.sdk))

@@ -4,7 +4,7 @@
 // must report is worked out here from the vector files themselves.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
@@ -128,6 +128,22 @@ test("the bin is installed as a user runs it: node_modules/.bin/attrmap-conforma
   const r = spawnSync(bin, ["--", ...python], { cwd: here(".."), encoding: "utf8", timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /: PASS$/m);
+});
+
+test("a built tree without vectors beside it says in one line to pass --vectors, and exits 2", () => {
+  // The runner's files as `make build` leaves them (dist/conformance, no vectors/ beside dist).
+  const tree = mkdtempSync(join(tmpdir(), "attrmap-built-"));
+  try {
+    cpSync(join(cli, ".."), join(tree, "dist/conformance"), { recursive: true });
+    const r = spawnSync(process.execPath, [join(tree, "dist/conformance/cli.js"), "--", ...python], { encoding: "utf8" });
+    assert.equal(r.status, 2);
+    assert.match(
+      r.stderr.split("\n")[0]!,
+      /^attrmap-conformance: no vectors beside this build .*pass --vectors tests\/conformance$/,
+    );
+  } finally {
+    rmSync(tree, { recursive: true, force: true });
+  }
 });
 
 // ---- A testee with one SDK's departure ------------------------------------------------------
