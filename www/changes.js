@@ -8,6 +8,13 @@ const SHOWN = 5;
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** The maps' names as the page calls them. */
+const NAMES = new Map([
+  [CUSTOMER_PROFILES_MAP, "Customer directory"],
+  [SUBSCRIBER_CHUNKS_MAP, "Subscriber archive"],
+  [ACCOUNTS_MAP, "Accounts"],
+]);
+
 function describe(change) {
   const maps = change.maps.map((m) => m.map);
   if (maps.length === 2 && maps.includes(ACCOUNTS_MAP) && maps.includes(LEDGER_LOG))
@@ -16,11 +23,15 @@ function describe(change) {
     const each = change.maps.map((m) => `map "${m.map}" (${plural(m.instances.length, "instance")})`);
     return `A transaction saved ${each.join(" and ")} together.`;
   }
+  // An index build or drop writes index entries alone.
+  if (change.instances.length === 0) return `${NAMES.get(change.map) ?? `Map "${change.map}"`}: its index was updated.`;
   if (change.map === ACCOUNTS_MAP) return `Accounts: ${plural(change.instances.length, "partition")} saved.`;
   if (change.map === FLOWS_MAP) return "An HTTP API flow was started.";
   if (change.map === CUSTOMER_PROFILES_MAP) {
     const [first, ...rest] = change.instances;
-    return `Customer directory: ${first} saved${rest.length ? ` (and ${rest.length} more partitions)` : ""}.`;
+    // A partition removed: the write deleted its last profile.
+    const done = change.removed?.includes(first) ? "emptied (its last profile deleted)" : "saved";
+    return `Customer directory: ${first} ${done}${rest.length ? ` (and ${rest.length} more partitions)` : ""}.`;
   }
   if (change.map === SUBSCRIBER_CHUNKS_MAP) {
     const archived = change.instances.filter((i) => i !== CURRENT);

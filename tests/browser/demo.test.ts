@@ -341,6 +341,13 @@ test("directory: a looked-up profile can be deleted, with the library call shown
   await page.waitForFunction(() => document.getElementById("directory-message")?.textContent?.startsWith("Deleted"));
   assert.equal(await textOf(page, "#directory-message"), `Deleted from ${refPartition("dana@example.com", 1000).name}.`);
   assert.match(await textOf(page, "#directory-code"), /await directory\.deleteProfile\(" DANA@example\.com"\);/);
+  // The only profile of its partition: the change list says the partition was emptied, not saved.
+  const partition = refPartition("dana@example.com", 1000).name;
+  await page.waitForFunction((p) => document.getElementById("change-list")?.textContent?.includes(`${p} emptied`), partition);
+  assert.match(
+    (await page.locator("#change-list li").first().textContent()) ?? "",
+    new RegExp(`Customer directory: ${partition} emptied \\(its last profile deleted\\)\\.$`),
+  );
   await page.getByRole("button", { name: "Look up" }).click();
   await page.waitForFunction(() => document.getElementById("directory-message")?.textContent?.startsWith("404"));
   await page.getByRole("button", { name: "Delete profile" }).click();

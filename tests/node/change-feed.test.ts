@@ -5,7 +5,7 @@
 // `checkpoint_expired`, never a silent gap.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AttrmapError, type ChangeRecord, InProcessLocks, openAttrmap } from "attrmap";
+import { AttrmapError, type Change, type ChangeRecord, InProcessLocks, openAttrmap } from "attrmap";
 import { exportText, importData } from "attrmap/export-import";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { refPartition } from "../shared/reference.js";
@@ -159,4 +159,36 @@ test("an import is one record per map it writes, with the instances it replaced;
     ["log", [token(1), "current"]],
     ["m", [...new Set(keys.map((k) => partition(k, 5)))].sort()],
   ]);
+});
+
+test("watch: a change says which instances it removed; an index build changes entries alone", async () => {
+  // The README's watch events: `removed` lists the partitions a write left without entries.
+  const store = fresh();
+  const map = await store.partitionedMap<{ n: number }>("m", { partitionCount: 8 });
+  const heard: Change[] = [];
+  const stop = store.watch((c) => heard.push(c));
+  const next = async (n: number) => {
+    for (let i = 0; i < 500 && heard.length < n; i++) await new Promise((r) => setTimeout(r, 2));
+    return heard[n - 1]!;
+  };
+  // "a" and another key share a partition; a third key is alone in its own.
+  const keys = Array.from({ length: 100 }, (_, i) => `k${i}`);
+  const a = partition("a", 8);
+  const sharing = keys.find((k) => partition(k, 8) === a)!;
+  const alone = keys.find((k) => partition(k, 8) !== a)!;
+  await map.upsertMany([
+    ["a", { n: 1 }],
+    [sharing, { n: 2 }],
+    [alone, { n: 3 }],
+  ]);
+  assert.equal((await next(1)).removed, undefined);
+  await map.delete("a"); // its partition keeps `sharing`: rewritten, not removed
+  assert.deepEqual([(await next(2)).instances, (await next(2)).removed], [[a], undefined]);
+  await map.delete(alone); // the last entry of its partition
+  assert.deepEqual([(await next(3)).instances, (await next(3)).removed], [[partition(alone, 8)], [partition(alone, 8)]]);
+  await map.createIndex("byN", "n");
+  const built = await next(4);
+  assert.deepEqual(built.instances, []);
+  assert.ok(built.entries !== undefined && built.entries.keys.length + built.entries.ranges.length > 0);
+  stop();
 });

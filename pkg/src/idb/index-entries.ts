@@ -49,3 +49,14 @@ export function noEntryWrites(): EntryWrites {
 export function touchesIndexEntries(writes: EntryWrites | undefined): writes is EntryWrites {
   return writes !== undefined && writes.put.length + writes.delete.length + writes.deleteRanges.length > 0;
 }
+
+/** The most entry keys a change announces one by one; past it, the ranges of their indexes. */
+const ANNOUNCED_ENTRIES = 1000;
+
+/** What a write did to entries, as its announcement tells it (live/changes.ts, EntryChanges). */
+export function announcedEntries(writes: EntryWrites): { keys: EntryKey[]; ranges: KeyBounds[] } {
+  const keys = [...writes.put.map(([key]) => key), ...writes.delete];
+  if (keys.length <= ANNOUNCED_ENTRIES) return { keys, ranges: writes.deleteRanges };
+  const indexes = new Map(keys.map((k) => [JSON.stringify(k.slice(0, 2)), k.slice(0, 2)]));
+  return { keys: [], ranges: [...writes.deleteRanges, ...[...indexes.values()].map(prefixRange)] };
+}

@@ -10,12 +10,12 @@ import { AttrmapError, storageError } from "../common/errors.js";
 import { CodeNeeded, lazyModule } from "../common/lazy-module.js";
 import { appendChanges, DEFAULT_FEED_LIMIT, dropBeyond } from "../feed/feed-records.js";
 import type { Connection } from "../idb/connection.js";
-import { type EntryWrites, entryStoreCode, touchesIndexEntries } from "../idb/index-entries.js";
-import { type KeyBounds, prefixRange } from "../idb/keys.js";
+import { announcedEntries, type EntryWrites, entryStoreCode, touchesIndexEntries } from "../idb/index-entries.js";
+import type { KeyBounds } from "../idb/keys.js";
 import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
 import { readOnly, runTransaction } from "../idb/transaction.js";
-import type { Announcer, EntryChanges } from "../live/changes.js";
+import type { Announcer, MapChange } from "../live/changes.js";
 
 /** @internal The read-back of a write in doubt (read-back.ts), loaded in the background at the first write. */
 export const readBackCode = /* @__PURE__ */ lazyModule(() => import("./read-back.js"), "the read-back of a write in doubt");
@@ -287,6 +287,7 @@ export class Instances {
       decided!.writes.map((w, i) => ({
         map: reads[i]!.map,
         instances: [...written(w).keys(), ...dropped[i]!],
+        removed: [...(w.delete ?? []), ...dropped[i]!],
         entries: w.entries,
       })),
     );
@@ -416,10 +417,15 @@ export class Instances {
    * Tells every context of the origin, in one announcement, which instances (and entries) of
    * each map a committed write changed; maps it left alone are left out (none: nothing).
    */
-  announceChanged(changes: ReadonlyArray<{ map: string; instances: string[]; entries?: EntryWrites | undefined }>): void {
-    const told = changes.flatMap(({ map, instances, entries }) => {
-      const changed = touchesIndexEntries(entries) ? announcedEntries(entries) : undefined;
-      return instances.length > 0 || changed ? [changed ? { map, instances, entries: changed } : { map, instances }] : [];
+  announceChanged(
+    changes: ReadonlyArray<{ map: string; instances: string[]; removed?: string[]; entries?: EntryWrites | undefined }>,
+  ): void {
+    const told = changes.flatMap(({ map, instances, removed, entries }) => {
+      if (instances.length === 0 && !touchesIndexEntries(entries)) return [];
+      const change: MapChange = { map, instances };
+      if (removed !== undefined && removed.length > 0) change.removed = removed;
+      if (touchesIndexEntries(entries)) change.entries = announcedEntries(entries);
+      return [change];
     });
     if (told.length > 0) this.announcer.announce(told);
   }
@@ -429,17 +435,6 @@ export class Instances {
     this.announcer.close();
     this.connection.close();
   }
-}
-
-/** The most entry keys a change announces one by one; past it, the ranges of their indexes. */
-const ANNOUNCED_ENTRIES = 1000;
-
-/** What a write did to entries, as its announcement tells it. */
-function announcedEntries(writes: EntryWrites): EntryChanges {
-  const keys = [...writes.put.map(([key]) => key), ...writes.delete];
-  if (keys.length <= ANNOUNCED_ENTRIES) return { keys, ranges: writes.deleteRanges };
-  const indexes = new Map(keys.map((k) => [JSON.stringify(k.slice(0, 2)), k.slice(0, 2)]));
-  return { keys: [], ranges: [...writes.deleteRanges, ...[...indexes.values()].map(prefixRange)] };
 }
 
 /** The instance name of a key `[map, instance]` of the instances' object store. */

@@ -30,6 +30,8 @@ export async function rewriteMap<T>(
   body: (tx: Rewrite) => Promise<T>,
 ): Promise<T> {
   const changed = new Set<string>();
+  const put = new Set<string>();
+  let cleared = false;
   let before: unknown;
   let after: object | undefined;
   let result: T | undefined;
@@ -50,9 +52,13 @@ export async function rewriteMap<T>(
         meta: before,
         names,
         values: values.map(instances.own),
-        clear: () => attempt(doing, () => void issued.push(store.delete(instances.instancesOf(map)))),
+        clear: () => {
+          cleared = true;
+          attempt(doing, () => void issued.push(store.delete(instances.instancesOf(map))));
+        },
         put: async (instance, value) => {
           changed.add(instance);
+          put.add(instance);
           await request(
             attempt(doing, () => store.put(value, [map, instance])),
             doing,
@@ -73,6 +79,6 @@ export async function rewriteMap<T>(
       });
       settleInDoubt([await readBack(instances, map, doing, [], { meta: before, values: [] }, { meta: after })], doing, e);
     });
-  instances.announceChanged([{ map, instances: [...changed] }]);
+  instances.announceChanged([{ map, instances: [...changed], removed: cleared ? [...changed].filter((i) => !put.has(i)) : [] }]);
   return result as T;
 }

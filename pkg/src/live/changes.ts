@@ -11,10 +11,20 @@ export interface EntryChanges {
   ranges: KeyBounds[];
 }
 
-/** What a committed write changed in one map. */
+/**
+ * What a committed write changed in one map: the instances it wrote (partitions, chunks),
+ * those of them it removed, and the index entries it changed. An index build or drop changes
+ * entries alone (`instances` empty); a delete that leaves its partition with other entries
+ * rewrites it (in `instances`, not `removed`).
+ */
 export interface MapChange {
   map: string;
   instances: string[];
+  /**
+   * Those of `instances` that no longer exist after the write: a partition its last entry left,
+   * a chunk retention dropped, a partition a resize emptied. Absent: none.
+   */
+  removed?: string[];
   /** Index entries put or deleted (absent: none). */
   entries?: EntryChanges;
 }
@@ -83,9 +93,11 @@ function asChange(database: string, data: unknown): Change | undefined {
 /** One map's part of a message, checked, or undefined when it is malformed. */
 function asMapChange(data: unknown): MapChange | undefined {
   if (typeof data !== "object" || data === null) return undefined;
-  const { map, instances, entries } = data as Record<string, unknown>;
-  if (typeof map !== "string" || !Array.isArray(instances) || !instances.every((i) => typeof i === "string")) return undefined;
-  const change: MapChange = { map, instances: [...(instances as string[])] };
+  const { map, instances, removed, entries } = data as Record<string, unknown>;
+  const names = (list: unknown): list is string[] => Array.isArray(list) && list.every((i) => typeof i === "string");
+  if (typeof map !== "string" || !names(instances) || (removed !== undefined && !names(removed))) return undefined;
+  const change: MapChange = { map, instances: [...instances] };
+  if (removed !== undefined && removed.length > 0) change.removed = removed.filter((r) => instances.includes(r));
   // Entries are compared as keys only (live-query.ts); a malformed list is read as "everything of the map".
   if (entries !== undefined) change.entries = entryChangesOf(map, entries);
   return change;
