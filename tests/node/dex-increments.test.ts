@@ -71,9 +71,11 @@ test("an increment with no request still gives the checkpoint it reached; the ne
   await people.upsert("a", { n: 1 });
   const full = exportDexRequests(store, { flowId: "f", names: INCREMENT_NAMES, maps: ["people"] });
   assert.equal(full.checkpoint, undefined, "not read yet");
-  let sent = 0;
-  for await (const r of full) sent += r.checkpoint === full.checkpoint ? 1 : 0;
-  assert.equal(sent, 1);
+  const sent = await all(full);
+  assert.deepEqual(
+    sent.map((r) => r.checkpoint),
+    [full.checkpoint],
+  );
   // docs/change-feed.md: one change record per committed write, numbered without gaps.
   await other.upsert("x", { n: 1 });
   await other.upsert("y", { n: 2 });
@@ -81,6 +83,10 @@ test("an increment with no request still gives the checkpoint it reached; the ne
   assert.deepEqual(await all(quiet), []);
   assert.equal(quiet.checkpoint, full.checkpoint! + 2);
   await people.upsert("b", { n: 2 });
+  // A caller that stops before the last request gets no checkpoint: it keeps its old one.
+  const stopped = exportDexRequests(store, { flowId: "f", names: INCREMENT_NAMES, maps: ["people"], since: quiet.checkpoint! });
+  for await (const _ of stopped) break;
+  assert.equal(stopped.checkpoint, undefined);
   const next = exportDexRequests(store, { flowId: "f", names: INCREMENT_NAMES, maps: ["people"], since: quiet.checkpoint! });
   const requests = await all(next);
   assert.equal(requests.length, 1);

@@ -10,7 +10,7 @@ import { AttrmapError, InProcessLocks, openAttrmap, type PartitionedMap, type Qu
 import { exportText, importData } from "attrmap/export-import";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { seeded } from "../shared/random.js";
-import { rawWrite } from "../shared/raw-idb.js";
+import { rawGet, rawPut, rawWrite } from "../shared/raw-idb.js";
 
 const fresh = () => openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
 const code = (p: Promise<unknown>) =>
@@ -446,6 +446,47 @@ test("layoutVersion: one more per index created or dropped, none for a create re
     assert.deepEqual(await versions(), [3, 3]);
     assert.deepEqual(await target.indexes(), []);
   }
+});
+
+test("a map object that saw one build keeps the next one's index when a failed build's version is used again", async () => {
+  // A failed createIndex gives its layout version back (docs/indexes.md), so one version can
+  // name two index sets: a map object that saw the first must not write the first's entries.
+  const indexedDB = new IDBFactory();
+  const name = "reused-version";
+  const x = await openAttrmap({ name, indexedDB, IDBKeyRange, locks: new InProcessLocks() }).partitionedMap<{
+    n: number;
+    m: number;
+  }>("m", { partitionCount: 4 });
+  await x.upsert("a", { n: 1, m: 1 });
+  const meta = (await rawGet(name, "maps", "m", indexedDB)) as Record<string, unknown>;
+  // What a build stores when it starts (docs/indexes.md): its definition flagged building, the version one more.
+  const building = (index: string, keyPath: string) => ({
+    ...meta,
+    layoutVersion: 2,
+    indexes: [{ name: index, keyPath, unique: false, multiEntry: false, building: { after: null } }],
+  });
+  await rawPut(name, "maps", "m", building("byN", "n"), indexedDB);
+  await x.upsert("b", { n: 2, m: 2 }); // x now knows version 2 with byN
+  await rawPut(name, "maps", "m", meta, indexedDB); // that build failed: version 1 again
+  await rawPut(name, "maps", "m", building("byM", "m"), indexedDB); // another build: version 2, byM
+  await x.upsert("c", { n: 3, m: 3 });
+  const keys: unknown[][] = [];
+  await rawWrite(
+    name,
+    "entries",
+    (entries) => {
+      const all = entries.openKeyCursor();
+      all.onsuccess = () => {
+        if (!all.result) return;
+        keys.push(all.result.key as unknown[]);
+        all.result.continue();
+      };
+    },
+    indexedDB,
+  );
+  // docs/storage.md, "Index entries": [map, index, kind, payload, owner].
+  const ofC = keys.filter((k) => k.at(-1) === "c").map((k) => k[1]);
+  assert.deepEqual(ofC, ["byM"]);
 });
 
 test("export carries the definitions, import rebuilds the entries, and the round trip is byte-identical", async () => {

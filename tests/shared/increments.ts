@@ -42,9 +42,9 @@ export async function exported(
   const writes: Written[] = [];
   const seen = new Set<string>();
   const requests = m.exportDexRequests(store, { flowId: "f", names: INCREMENT_NAMES, since });
+  const checkpoints = new Set<number>();
   for await (const r of requests) {
-    if (r.checkpoint !== requests.checkpoint)
-      throw new Error(`a request's checkpoint ${r.checkpoint} is not its export's, ${requests.checkpoint}`);
+    checkpoints.add(r.checkpoint);
     for (const a of (JSON.parse(r.json) as { attributes: Written[] }).attributes) {
       if (seen.has(a.key)) throw new Error(`${a.key} written twice in one export`);
       seen.add(a.key);
@@ -52,6 +52,8 @@ export async function exported(
     }
   }
   if (requests.checkpoint === undefined) throw new Error("an export read to its end has no checkpoint");
+  if ([...checkpoints].some((c) => c !== requests.checkpoint))
+    throw new Error(`requests' checkpoints ${[...checkpoints].join(", ")} are not their export's, ${requests.checkpoint}`);
   return { writes, checkpoint: requests.checkpoint };
 }
 

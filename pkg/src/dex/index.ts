@@ -54,9 +54,11 @@ export function exportDexRequests(store: Attrmap, options: DexExportOptions): De
   let checkpoint: number | undefined;
   async function* requests(): AsyncGenerator<DexRequest, void, undefined> {
     const [{ dexRequests }] = await Promise.all([dexRequestsCode.load(), ready()]);
-    yield* dexRequests(contextOf(store), options, (reached) => {
-      checkpoint = reached;
+    let reached: number | undefined;
+    yield* dexRequests(contextOf(store), options, (at) => {
+      reached = at;
     });
+    checkpoint = reached; // only once every request was given: a caller that stopped early keeps its old one
   }
   return Object.defineProperty(requests(), "checkpoint", { get: () => checkpoint, enumerable: true }) as DexRequests;
 }

@@ -18,6 +18,7 @@ import { AttrmapError } from "../common/errors.js";
 import { canonicalJson } from "../export-import/exact-json.js";
 import { type EntryWrites, noEntryWrites } from "../idb/index-entries.js";
 import { addEntryWrites, conflictError } from "../indexes/entries.js";
+import { loadEntryWrites } from "../indexes/index-host.js";
 import type { MapRead, MapWrites, Snapshot } from "../instances/instances.js";
 import type { ChunkedMeta, LogState, PartitionedLayout } from "../maps/layout.js";
 import { CUSTOMER_PROFILES_MAP } from "../reference-samples/customer-directory.js";
@@ -101,6 +102,9 @@ export async function mergeAndWrite(
         : await mergePartitions(t, t.remote, before[i]!, onConflict, merged),
     );
   committing();
+  // A pull writes maps it never opened: their index write path is loaded before the write,
+  // since a write that finds it missing runs again (Instances.writeMaps).
+  await loadEntryWrites();
   await ctx.instances.writeMaps(reads, `pulling the engine's copy of ${targets.length} maps`, (snapshots) => ({
     writes: targets.map((t, i): MapWrites => {
       const snap = snapshots[i]!;

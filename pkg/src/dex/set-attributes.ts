@@ -66,7 +66,7 @@ export interface DexRequest {
  * nothing of the maps asked for changed).
  */
 export interface DexRequests extends AsyncGenerator<DexRequest, void, undefined> {
-  /** The `since` of the next increment, known once the iteration has read the feed (undefined before). */
+  /** The `since` of the next increment, once the iteration has given every request (undefined before). */
   readonly checkpoint: number | undefined;
 }
 

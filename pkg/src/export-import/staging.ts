@@ -69,17 +69,19 @@ export async function moveMaps(
   doing: string,
   refuse: (map: string) => Error,
 ): Promise<void> {
-  const changed = new Map<string, string[]>();
+  const changed = new Map<string, { instances: string[]; removed: string[] }>();
   await instances.transaction("readwrite", doing, async (tx) => {
     const stored = tx.objectStore(INSTANCES);
     const maps = tx.objectStore(MAPS);
     const issued: IDBRequest[] = [];
     for (const { from, to, meta, replace, entries } of moves) {
       const names: string[] = [];
+      const replaced = new Set<string>();
       if ((await request(maps.get(to), doing)) !== undefined) {
         if (!replace) throw refuse(to);
         for (const key of await request(stored.getAllKeys(instances.instancesOf(to)), doing))
-          names.push((key as [string, string])[1]);
+          replaced.add((key as [string, string])[1]);
+        names.push(...replaced);
         issued.push(stored.delete(instances.instancesOf(to)));
         const cleared = deletingAll([to]);
         issued.push(...(await storeEntries(tx, cleared, instances.connection.keyRange, doing)));
@@ -97,6 +99,7 @@ export async function moveMaps(
           issued.push(attempt(doing, () => stored.put(values[i], [to, instance])));
           entries?.(instance, instances.connection.toThisRealm(values[i]), indexed);
           names.push(instance);
+          replaced.delete(instance);
         });
         issued.push(...(await storeEntries(tx, indexed, instances.connection.keyRange, doing)));
         if (keys.length < MOVE_PAGE) break;
@@ -104,10 +107,15 @@ export async function moveMaps(
       }
       issued.push(stored.delete(instances.instancesOf(from)));
       attempt(doing, () => void issued.push(maps.put(meta, to)));
-      changed.set(to, names);
+      changed.set(to, { instances: names, removed: [...replaced] });
     }
     // One change record per map imported: the instances it replaced and those it wrote.
-    await instances.settled(tx, issued, [...changed], doing);
+    await instances.settled(
+      tx,
+      issued,
+      [...changed].map(([map, c]) => [map, c.instances] as const),
+      doing,
+    );
   });
-  instances.announceChanged([...changed].map(([map, instances]) => ({ map, instances })));
+  instances.announceChanged([...changed].map(([map, c]) => ({ map, ...c })));
 }

@@ -49,7 +49,25 @@ export const entryWritesCode = /* @__PURE__ */ lazyModule(() => import("./entrie
 
 /** Loads the write path of indexes when `indexes` (a layout's) has any, so that its writes need not wait for it. */
 export async function entryWritesFor(indexes: readonly unknown[] | undefined): Promise<void> {
-  if (indexes !== undefined && indexes.length > 0) await Promise.all([entryWritesCode.load(), entryStoreCode.load()]);
+  if (indexes !== undefined && indexes.length > 0) await loadEntryWrites();
+}
+
+/** Loads the write path of indexes. */
+export async function loadEntryWrites(): Promise<void> {
+  await Promise.all([entryWritesCode.load(), entryStoreCode.load()]);
+}
+
+/**
+ * What a stored layout's indexes are, build state included, as one string: two layouts of one
+ * version with other indexes (a version a failed build gave back, used again) differ in it.
+ */
+export function indexesSignature(indexes: unknown): string {
+  if (!Array.isArray(indexes) || indexes.length === 0) return "";
+  return JSON.stringify(
+    indexes.map((i: Record<string, unknown> | null) =>
+      typeof i === "object" && i !== null ? [i.name, i.keyPath, i.unique, i.multiEntry, i.building !== undefined] : i,
+    ),
+  );
 }
 
 /** @internal A query's reads. */

@@ -16,6 +16,7 @@ import { attempt, request, settledBeforeCommit } from "../idb/requests.js";
 import { INSTANCES, MAPS } from "../idb/schema.js";
 import { readOnly, runTransaction } from "../idb/transaction.js";
 import type { Announcer, MapChange } from "../live/changes.js";
+import { removedBy, written } from "./written.js";
 
 /** @internal The read-back of a write in doubt (read-back.ts), loaded in the background at the first write. */
 export const readBackCode = /* @__PURE__ */ lazyModule(() => import("./read-back.js"), "the read-back of a write in doubt");
@@ -33,15 +34,6 @@ export interface MapWrites {
   entries?: EntryWrites | undefined;
   /** Requests of other object stores, issued in the same transaction (a pull's bases: docs/sync.md). */
   also?: ((tx: IDBTransaction) => IDBRequest[]) | undefined;
-}
-
-/** What a write leaves in each instance it names: the value put or added, `undefined` for one deleted. */
-export function written(writes: MapWrites): Map<string, unknown> {
-  return new Map<string, unknown>([
-    ...(writes.put ?? []),
-    ...(writes.add ?? []),
-    ...(writes.delete ?? []).map((i) => [i, undefined] as const),
-  ]);
 }
 
 /** What a write of one map stores, and what it answers. */
@@ -229,7 +221,8 @@ export class Instances {
    * of each, lets `compute` decide each map's writes (in the order of `reads`), and stores them
    * all in one readwrite transaction, with one change record per map written and one
    * announcement naming them all. `compute` may throw to write nothing; its error is passed on.
-   * One that throws CodeNeeded runs again once that code has loaded.
+   * One that throws CodeNeeded runs again once that code has loaded: `compute` may run more than
+   * once, so it changes nothing but what it returns.
    */
   async writeMaps<T>(
     reads: readonly MapRead[],
@@ -287,7 +280,7 @@ export class Instances {
       decided!.writes.map((w, i) => ({
         map: reads[i]!.map,
         instances: [...written(w).keys(), ...dropped[i]!],
-        removed: [...(w.delete ?? []), ...dropped[i]!],
+        removed: removedBy(w, dropped[i]!),
         entries: w.entries,
       })),
     );

@@ -6,8 +6,9 @@
 // what may fail once the storage process has died.
 import type { AttrmapError } from "../common/errors.js";
 import { notWritten } from "../idb/transaction.js";
-import { type Instances, type MapWrites, type Snapshot, written } from "./instances.js";
+import type { Instances, MapWrites, Snapshot } from "./instances.js";
 import { sameValue } from "./same-value.js";
+import { written } from "./written.js";
 
 /** What a read-back found: the write there, everything as before it, or neither (it cannot tell). */
 export type ReadBack = "landed" | "kept" | "unknown";

@@ -7,7 +7,7 @@ import * as args from "../common/args.js";
 import { EMAIL_KEYS } from "../common/constants.js";
 import type { Context } from "../common/context.js";
 import { AttrmapError, corrupt } from "../common/errors.js";
-import type { IndexHost } from "../indexes/index-host.js";
+import { type IndexHost, indexesSignature } from "../indexes/index-host.js";
 import * as wasm from "../wasm/core-module.js";
 import { openPartitioned, type PartitionedLayout } from "./layout.js";
 import type { EntryKind, Partition } from "./map-types.js";
@@ -87,11 +87,13 @@ export class MapContext<V> {
   current(raw: unknown, layout: PartitionedLayout): void {
     if (raw === undefined) return; // the map's record is gone: nothing is stored, and a write stores it again
     const r = raw as Partial<PartitionedLayout>;
+    // Indexes too: a failed build gives its version back, and a later one can use it again.
     const same =
       r.kind === "partitioned" &&
       r.layoutVersion === layout.layoutVersion &&
       r.partitionCount === layout.partitionCount &&
-      r.keyRule === layout.keyRule;
+      r.keyRule === layout.keyRule &&
+      (r.indexes === layout.indexes || indexesSignature(r.indexes) === indexesSignature(layout.indexes));
     if (!same) throw new StaleLayout(raw);
   }
 
