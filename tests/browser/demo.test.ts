@@ -183,6 +183,7 @@ for (const viewport of [PHONE, DESKTOP]) {
       return { page: document.documentElement.scrollWidth - width, over };
     });
     assert.deepEqual(wide, { page: 0, over: [] });
+    await shoot(page, "search", "search-long");
     assert.deepEqual(page.errors, []);
   });
 }
