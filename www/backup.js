@@ -119,7 +119,7 @@ async function move(sdk, since) {
     for await (const request of requests) {
       const name = `set-attributes-${flowId}${since ? `-since-${from}` : ""}-${++n}.json`;
       download(new Blob([request.json], { type: "application/json" }), name);
-      attributes += request.attributes;
+      attributes += request.attributeCount;
     }
     // Where the engine's copy is now, with or without a request (the feed may have moved on).
     const checkpoint = requests.checkpoint;

@@ -42,7 +42,7 @@ for (let round = 0; round < ROUNDS; round++) {
           const started = performance.now();
           for await (const r of window.attrmap.exportDexRequests(store, { flowId: "f", sdk: "typescript", since })) {
             checkpoint = r.checkpoint;
-            attributes += r.attributes;
+            attributes += r.attributeCount;
           }
           return { ms: performance.now() - started, checkpoint, attributes };
         };

@@ -281,7 +281,7 @@ test("what a pull wrote is not sent back; a local change after it is", async () 
   await (await b.partitionedMap<unknown>("notes")).upsert("__proto__", { text: "changed here" });
   const sent = await increment(b, before);
   assert.equal(
-    sent.reduce((n, r) => n + r.attributes, 0),
+    sent.reduce((n, r) => n + r.attributeCount, 0),
     1,
   );
   await e.set(sent);

@@ -325,3 +325,37 @@ export async function typed(): Promise<void> {
   assert.match(misspelled[0]!, /"compnay"/);
   assert.match(compileAsUser(["ES2022", "DOM"], [], use("address.town")).join("\n"), /"address\.town"/);
 });
+
+test("where takes the names of the indexes a map or log declares; any name when it declares none", typeCheck, () => {
+  const use = (name: string) => `
+import { openAttrmap, type PartitionedMap } from "attrmap";
+interface Person { company: string; tier: number }
+export async function typed(): Promise<void> {
+  const store = openAttrmap();
+  const people = await store.partitionedMap("people", { indexes: { byCompany: "company", byTier: "tier" } });
+  await people.where(${JSON.stringify(name)}).keys();
+  const persons = await store.partitionedMap<Person, "byCompany">("persons", { indexes: { byCompany: "company" } });
+  await persons.where(${JSON.stringify(name)}).keys();
+  await (await persons.createIndex("byPair", ["company", "tier"])).where("byPair").keys();
+  const widened: PartitionedMap<Person> = persons; // any name, for an index another tab made
+  await widened.where("madeElsewhere").keys();
+  await (await store.partitionedMap<Person>("loose", { indexes: { byTier: "tier" } })).where("anything").keys();
+  await (await store.chunkedLog("audit", { indexes: { byType: "type" } })).where("byType").keys();
+  const directory = await store.customerDirectory({ indexes: { byCompany: "companyName" } });
+  await directory.where(${JSON.stringify(name)}).keys();
+  const archive = await store.subscriberArchive({ indexes: { byCompany: "subscriberId" } });
+  await archive.where(${JSON.stringify(name)}).keys();
+  await (await store.customerDirectory()).where("anything").keys();
+}
+`;
+  assert.deepEqual(compileAsUser(["ES2022", "DOM"], [], use("byCompany")), []);
+  const misspelled = compileAsUser(["ES2022", "DOM"], [], use("byCompnay"));
+  assert.equal(misspelled.length, 4, misspelled.join("\n"));
+  for (const e of misspelled) assert.match(e, /"byCompnay"/);
+  // The type arguments and the option must name the same indexes.
+  const undeclared = `import { openAttrmap } from "attrmap";
+await openAttrmap().partitionedMap<{ a: string }, "byA" | "byB">("m", { indexes: { byA: "a" } });
+export {};
+`;
+  assert.match(compileAsUser(["ES2022", "DOM"], [], undeclared).join("\n"), /byB/);
+});

@@ -133,6 +133,73 @@ test(
   },
 );
 
+/**
+ * What the README's prose calls its values: an inline call such as `map.page({ after, limit })`
+ * type-checks with these in scope, or it is not a call a reader can paste.
+ */
+const PROSE_VALUES = `
+import type { Attrmap, Change, PartitionedMap, ChunkedLog, LogRecord, ScopeItem, Transaction } from "attrmap";
+import type { DexExportOptions, DexMapNames } from "attrmap/dex";
+declare const store: Attrmap;
+declare const map: PartitionedMap<unknown>;
+declare const log: ChunkedLog<unknown, LogRecord<unknown>>;
+declare const query: (s: Attrmap) => Promise<unknown>;
+declare const scope: ScopeItem[];
+declare const work: (tx: Transaction) => Promise<unknown>;
+declare const options: DexExportOptions;
+declare const names: Record<string, DexMapNames>;
+declare const flowId: string, name: string, token: string, key: string, value: string, file: Blob;
+declare const since: number, sequence: number, n: number, limit: number;
+declare const older: number | null, newer: number | null, next: string | null;
+declare const response: { attributes: [] };
+declare const locks: LockManager;
+declare const listener: (change: Change) => void;
+`;
+
+/** Inline code of the README's prose that calls something of attrmap's (not another library's, not elided with "..."). */
+function proseCalls(exported: Set<string>): string[] {
+  const prose = README.replace(/```[\s\S]*?```/g, "");
+  const known = new Set([...exported, ...[...PROSE_VALUES.matchAll(/declare const (\w+)/g)].map((m) => m[1]!)]);
+  return [...new Set([...prose.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!))].filter(
+    (code) => /^[\w$.<>, ]+\(.*\)[\w.()]*$/.test(code) && !code.includes("...") && known.has(/^\w+/.exec(code)![0]),
+  );
+}
+
+test("every call the README's prose shows in code type-checks as written, strict", typeCheck, async () => {
+  const entries = ["attrmap", "attrmap/dex", "attrmap/export-import", "attrmap/http", "attrmap/react"];
+  const imported = await Promise.all(entries.map(async (e) => [e, Object.keys(await import(e))] as const));
+  const calls = proseCalls(new Set(imported.flatMap(([, names]) => names)));
+  assert.ok(calls.length >= 25, `${calls.length} calls: ${calls.join(", ")}`);
+  // Only what the calls use: an entry's other exports could clash with the context's types.
+  const used = new Set(calls.map((c) => /^\w+/.exec(c)![0]));
+  const imports = imported
+    .map(([entry, names], i) => {
+      const own = names.filter((n) => used.has(n) && !imported.slice(0, i).some(([, earlier]) => earlier.includes(n)));
+      return own.length ? `import { ${own.join(", ")} } from "${entry}";` : "";
+    })
+    .join("\n");
+  const body = calls.map((c, i) => `export async function call${i}() { return await ${c}; }`).join("\n");
+  const folder = appFolder("prose-calls", { "calls.ts": `${imports}\n${PROSE_VALUES}\n${body}\n` });
+  try {
+    const file = join(folder.dir, "calls.ts");
+    const program = ts.createProgram([file], {
+      ...STRICTEST,
+      lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+      types: [],
+    });
+    const source = program.getSourceFile(file)!;
+    const failed = ts.getPreEmitDiagnostics(program).map((d) => {
+      const line = source.getLineAndCharacterOfPosition(d.start ?? 0).line;
+      const call = /export async function call(\d+)/.exec(source.text.split("\n")[line] ?? "")?.[1];
+      const where = call === undefined ? "(context)" : calls[Number(call)];
+      return `\`${where}\`: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
+    });
+    assert.deepEqual(failed, []);
+  } finally {
+    folder.remove();
+  }
+});
+
 test("the Vue recipe follows writes in its scope and stops with it", async () => {
   const { useLiveQuery } = (await import(join(folder.dir, "use-live-query.ts"))) as VueRecipe;
   const store = openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });

@@ -145,6 +145,7 @@ function storageCalls(m: M, s: Stores): Call[] {
   const drain = async (it: AsyncIterable<unknown>) => {
     for await (const _ of it) void _;
   };
+  const pulled = { names: { "fuzz-pulled": { attributeMap: "fuzz_pulled" } } };
   const read = async (stream: ReadableStream<Uint8Array>) => {
     const reader = stream.getReader();
     while (!(await reader.read()).done);
@@ -169,6 +170,19 @@ function storageCalls(m: M, s: Stores): Call[] {
       "exportDexRequests(store, {indexes: x})",
       (x) => drain(m.exportDexRequests(store, { flowId: "f", sdk: "go", indexes: x as Dex.DexExportOptions["indexes"] })),
     ],
+    // A pull and the entry changes name a map of their own, which no other call writes.
+    ["importDexAttributes(store, x, o)", (x) => m.importDexAttributes(store, x as Dex.DexAttributeSource, pulled)],
+    ["importDexAttributes(store, s, x)", (x) => m.importDexAttributes(store, { attributes: [] }, x as Dex.DexImportOptions)],
+    [
+      "importDexAttributes(store, s, {onConflict: x})",
+      (x) => m.importDexAttributes(store, { attributes: [] }, { ...pulled, onConflict: x as () => unknown }),
+    ],
+    [
+      "importDexAttributes(store, s, {layouts: x})",
+      (x) => m.importDexAttributes(store, { attributes: [] }, { ...pulled, layouts: x as Dex.DexImportOptions["layouts"] }),
+    ],
+    ["exportDexEntryChanges(store, x)", (x) => m.exportDexEntryChanges(store, x as Dex.DexEntryChangesOptions)],
+    ["exportDexEntryChanges(store, {since: x})", (x) => m.exportDexEntryChanges(store, { ...pulled, since: x as number })],
     [
       "store.liveQuery(x)",
       (x) =>
@@ -199,6 +213,7 @@ function storageCalls(m: M, s: Stores): Call[] {
     ["store.watch(x)", (x) => store.watch(x as () => void)()],
     ["store.changes(x)", (x) => store.changes(x as Attrmap.ChangesOptions)],
     ["store.changes({after: x})", (x) => store.changes({ after: x as number })],
+    ["store.changes({limit: x})", (x) => store.changes({ limit: x as number })],
     ["store.acknowledgeChanges(x)", (x) => store.acknowledgeChanges(x as number)],
     ["map.get(x)", (x) => map.get(x as string)],
     ["map.upsert(x, v)", (x) => map.upsert(x as string, 1)],
@@ -242,6 +257,25 @@ function storageCalls(m: M, s: Stores): Call[] {
           .count(),
     ],
     ["map.where(i).page(x)", (x) => map.where("by-value").page(x as Attrmap.QueryPageOptions)],
+    [
+      "map.where(i).anyOf(x)",
+      (x) =>
+        map
+          .where("by-value")
+          .anyOf(x as Attrmap.IndexValue[])
+          .keys(),
+    ],
+    [
+      "map.where(i).above(x)",
+      (x) =>
+        map
+          .where("by-value")
+          .above(x as Attrmap.IndexValue)
+          .count(),
+    ],
+    ["map.where(i).toArray(x)", (x) => map.where("by-value").toArray(x as Attrmap.QueryLimit)],
+    ["map.page(x)", (x) => map.page(x as Attrmap.MapPageOptions)],
+    ["map.page({after: x})", (x) => map.page({ after: x as string, limit: 2 })],
     ["map.dropIndex(x)", (x) => map.dropIndex(x as string)],
     ["map.at(x)", (x) => map.at(x as string)],
     ["dir.at(x)", (x) => dir.at(x as string)],
@@ -283,6 +317,7 @@ function storageCalls(m: M, s: Stores): Call[] {
     ["tx.append(archive, x)", (x) => store.transaction([archive], (tx) => tx.append(archive, x as Attrmap.NewSubscriber))],
     ["log.append(x)", (x) => values.append(x)],
     ["log.appendMany(x)", (x) => log.appendMany(x as unknown[])],
+    ["log.page({before: x})", (x) => log.page({ before: x as number, limit: 2 })],
     ["log.page(x)", (x) => log.page(x as string)],
     ["log.records(x)", (x) => drain(log.records(x as Attrmap.RecordsOptions))],
     ["log.changeChunkSize(x)", (x) => log.changeChunkSize(x as number)],

@@ -7,9 +7,14 @@ import { MAX_TEXT_LENGTH } from "../common/constants.js";
 import { AttrmapError } from "../common/errors.js";
 import type { DexAttribute } from "./sync-types.js";
 
-const isIterable = (v: object): v is Iterable<unknown> => typeof (v as Iterable<unknown>)[Symbol.iterator] === "function";
-const isAsyncIterable = (v: object): v is AsyncIterable<unknown> =>
-  typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
+/** Whether a caller's object has method `key` (a proxy that throws has none, and is read as a response). */
+function hasMethod(v: object, key: symbol): boolean {
+  try {
+    return typeof (v as Record<symbol, unknown>)[key] === "function";
+  } catch {
+    return false;
+  }
+}
 
 /** The attributes of `source`, each `{ key, value }` checked for shape (the value is `decodeValue`'s). */
 export async function* attributesOf(source: unknown): AsyncGenerator<DexAttribute> {
@@ -22,17 +27,27 @@ export async function* attributesOf(source: unknown): AsyncGenerator<DexAttribut
       throw args.invalid(`source is not JSON: ${(e as Error).message}`, e);
     }
     items = responseAttributes(parsed);
-  } else if (typeof source === "object" && source !== null && (isIterable(source) || isAsyncIterable(source))) {
-    items = source;
+  } else if (
+    typeof source === "object" &&
+    source !== null &&
+    (hasMethod(source, Symbol.iterator) || hasMethod(source, Symbol.asyncIterator))
+  ) {
+    items = source as Iterable<unknown> | AsyncIterable<unknown>;
   } else {
     items = responseAttributes(source);
   }
   let i = 0;
-  for await (const item of items) {
-    const name = `source.attributes[${i++}]`;
-    const o = args.object(name, item);
-    const key = args.text(`${name}.key`, args.field(name, o, "key"));
-    yield { key, value: args.field(name, o, "value") };
+  try {
+    for await (const item of items) {
+      const name = `source.attributes[${i++}]`;
+      const o = args.object(name, item);
+      const key = args.text(`${name}.key`, args.field(name, o, "key"));
+      yield { key, value: args.field(name, o, "value") };
+    }
+  } catch (e) {
+    // The caller's iterable failing is a bad argument, as `args.list` says of a list.
+    if (e instanceof AttrmapError) throw e;
+    throw args.invalid(`source could not be iterated: ${e instanceof Error ? e.message : String(e)}`, e);
   }
 }
 

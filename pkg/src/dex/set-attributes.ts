@@ -49,7 +49,9 @@ export interface DexExportOptions {
 export interface DexRequest {
   /** Derived from its content: the same data gives the same ID, so a retry reuses it. */
   requestId: string;
-  /** Attribute writes it holds. */
+  /** How many attribute writes it holds (its JSON's `attributes` array is their list). */
+  attributeCount: number;
+  /** @deprecated The same count under its 0.5 name, kept until 1.0: use `attributeCount`. */
   attributes: number;
   /** The request as canonical protobuf JSON. */
   json: string;
@@ -151,6 +153,7 @@ export async function* dexRequests(
     const run = runId === undefined ? "" : `"runId":${JSON.stringify(runId)},`;
     return {
       requestId,
+      attributeCount: attributes.length,
       attributes: attributes.length,
       json: `{"flowId":${JSON.stringify(flowId)},${run}"attributes":[${body}],"requestId":"${requestId}"}`,
       checkpoint,

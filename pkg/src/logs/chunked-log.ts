@@ -37,18 +37,19 @@ export const retentionCode = /* @__PURE__ */ lazyModule(
 /**
  * A sequentially chunked log (docs/chunked-log.md): records in arrival order, each with its
  * sequence; appends rewrite only `current`, full chunks are archived under 20-digit tokens, and
- * pages come newest first. Get one with `store.chunkedLog(name)`.
+ * pages come newest first. Get one with `store.chunkedLog(name)`. `N`: the names `where` takes
+ * (those the log was opened with, any string if it declared none).
  */
-export class ChunkedLog<I, R extends { sequence: number }> {
+export class ChunkedLog<I, R extends { sequence: number }, N extends string = string> {
   private constructor(private readonly l: LogContext<I, R>) {}
 
   /** @internal Opens the log, storing its layout on first use; `layout_mismatch` if it is stored with another chunk size. */
-  static async open<I, R extends { sequence: number }>(
+  static async open<I, R extends { sequence: number }, N extends string = string>(
     ctx: Context,
     name: string,
     options: unknown,
     kind: RecordKind<I, R>,
-  ): Promise<ChunkedLog<I, R>> {
+  ): Promise<ChunkedLog<I, R, N>> {
     const o = args.options("options", options);
     const size = args.optionalNumber("options.chunkSize", args.field("options", o, "chunkSize"));
     const chunkSize = size === undefined ? undefined : wasm.resolveChunkSize(size);
@@ -106,10 +107,16 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    * Adds an index on the records' values (docs/indexes.md): `keyPath` is a dotted path into a
    * value, or an array of them for a compound index. Built over the records retained, all or
    * nothing, with progress; appends in any context go on meanwhile and keep it. Nothing if the
-   * index exists with this definition; `already_exists` if with another.
+   * index exists with this definition; `already_exists` if with another. Resolves to this log,
+   * typed to take the new name in `where` too.
    */
-  async createIndex(name: string, keyPath: KeyPath<I> | readonly KeyPath<I>[], options: CreateIndexOptions = {}): Promise<void> {
-    return (await catalogCode.load()).createIndex(this.l.indexHost, name, keyPath, options);
+  async createIndex<M extends string>(
+    name: M,
+    keyPath: KeyPath<I> | readonly KeyPath<I>[],
+    options: CreateIndexOptions = {},
+  ): Promise<ChunkedLog<I, R, N | M>> {
+    await (await catalogCode.load()).createIndex(this.l.indexHost, name, keyPath, options);
+    return this;
   }
 
   /** Removes an index and its entries (after any build of it in progress); whether it was there. */
@@ -127,7 +134,7 @@ export class ChunkedLog<I, R extends { sequence: number }> {
    * index order and, for equal values, in sequence order: `where("bySubscriber").equals(id).first()`.
    * Each read is one readonly transaction; no lock.
    */
-  where(name: string): Query<R, number> {
+  where(name: N): Query<R, number> {
     return new Query<R, number>(indexReader(this.l.indexHost), indexName("name", name));
   }
 

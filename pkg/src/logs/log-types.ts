@@ -2,8 +2,8 @@
 // stats hold, and the order `records()` walks in.
 import type { IndexSpec } from "../indexes/definition.js";
 
-/** How `store.chunkedLog(name, options)` opens or creates a log (`V`: its records' values). */
-export interface ChunkedLogOptions<V = unknown> {
+/** How `store.chunkedLog(name, options)` opens or creates a log (`V`: its records' values; `N`: its declared indexes' names). */
+export interface ChunkedLogOptions<V = unknown, N extends string = string> {
   /**
    * Records per chunk (1 to 1,000,000). Left out: 100 for a new log, the size in force for an
    * existing one. Given for an existing log, it must be the size in force: another is
@@ -13,9 +13,10 @@ export interface ChunkedLogOptions<V = unknown> {
   /**
    * Indexes the log must have (docs/indexes.md), on its records' values: by name, a key path or
    * `{ keyPath, unique, multiEntry }`. A missing one is built at open; one stored with another
-   * definition is `layout_mismatch`; stored ones not declared are kept.
+   * definition is `layout_mismatch`; stored ones not declared are kept. Their names are the ones
+   * `where` takes (README, "Typed index names").
    */
-  indexes?: Readonly<Record<string, IndexSpec<V>>> | undefined;
+  indexes?: Readonly<Record<N, IndexSpec<V>>> | undefined;
 }
 
 /** One page of a log. */

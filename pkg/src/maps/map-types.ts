@@ -3,8 +3,11 @@
 import type { WriteOptions } from "../concurrency/locks.js";
 import type { IndexSpec } from "../indexes/definition.js";
 
-/** How `store.partitionedMap(name, options)` opens or creates a map of values of type `V`. */
-export interface PartitionedMapOptions<V = unknown> {
+/**
+ * How `store.partitionedMap(name, options)` opens or creates a map of values of type `V`, whose
+ * declared indexes are named `N`.
+ */
+export interface PartitionedMapOptions<V = unknown, N extends string = string> {
   /**
    * Partitions of the map. Left out: 1000 for a new map, the stored count for an existing one.
    * Given for an existing map, it must be the stored count: another is `layout_mismatch`
@@ -22,9 +25,10 @@ export interface PartitionedMapOptions<V = unknown> {
   /**
    * Indexes the map must have (docs/indexes.md): by name, a key path or `{ keyPath, unique,
    * multiEntry }`. A missing one is built as the map opens; one stored with another
-   * definition is `layout_mismatch`; stored ones not declared are kept.
+   * definition is `layout_mismatch`; stored ones not declared are kept. Their names are the ones
+   * `where` takes (README, "Typed index names").
    */
-  indexes?: Readonly<Record<string, IndexSpec<V>>> | undefined;
+  indexes?: Readonly<Record<N, IndexSpec<V>>> | undefined;
 }
 
 /** A partition instance: canonical key to value. A `Map`, so any string key round-trips (`__proto__` too). */

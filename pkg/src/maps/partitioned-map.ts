@@ -35,13 +35,19 @@ export const resizeCode = /* @__PURE__ */ lazyModule(() => import("./resize.js")
 /**
  * A hash-partitioned map (docs/partitioned-map.md): values by canonical key, each key in the
  * partition its FNV-1a hash names; a lookup reads one partition, an upsert rewrites one. Get one
- * with `store.partitionedMap(name)`.
+ * with `store.partitionedMap(name)`. `N`: the names `where` takes (those the map was opened with,
+ * any string if it declared none).
  */
-export class PartitionedMap<V> {
+export class PartitionedMap<V, N extends string = string> {
   private constructor(private readonly m: MapContext<V>) {}
 
   /** @internal Opens the map, storing its layout on first use; `layout_mismatch` if it is stored with another. */
-  static async open<V>(ctx: Context, name: string, options: unknown, kind?: EntryKind<V>): Promise<PartitionedMap<V>> {
+  static async open<V, N extends string = string>(
+    ctx: Context,
+    name: string,
+    options: unknown,
+    kind?: EntryKind<V>,
+  ): Promise<PartitionedMap<V, N>> {
     const o = args.options("options", options);
     const count = args.optionalNumber("options.partitionCount", args.field("options", o, "partitionCount"));
     const rule = args.field("options", o, "keyRule");
@@ -198,9 +204,15 @@ export class PartitionedMap<V> {
    * error or an abort of `signal` adds nothing), reporting progress; writers in any context go
    * on meanwhile and keep it. Needs no version upgrade of the database: no tab is blocked.
    * Nothing if the index exists with this definition; `already_exists` if with another.
+   * Resolves to this map, typed to take the new name in `where` too.
    */
-  async createIndex(name: string, keyPath: KeyPath<V> | readonly KeyPath<V>[], options: CreateIndexOptions = {}): Promise<void> {
-    return (await catalogCode.load()).createIndex(this.m.indexHost, name, keyPath, options);
+  async createIndex<M extends string>(
+    name: M,
+    keyPath: KeyPath<V> | readonly KeyPath<V>[],
+    options: CreateIndexOptions = {},
+  ): Promise<PartitionedMap<V, N | M>> {
+    await (await catalogCode.load()).createIndex(this.m.indexHost, name, keyPath, options);
+    return this;
   }
 
   /** Removes an index and its entries (after any build of it in progress); whether it was there. */
@@ -217,7 +229,7 @@ export class PartitionedMap<V> {
    * A query of index `name`: `where("byCompany").equals("Acme").toArray()`. Each read is one
    * readonly transaction over the index's entries (which hold their keys' values); no lock.
    */
-  where(name: string): Query<[string, V]> {
+  where(name: N): Query<[string, V]> {
     return new Query<[string, V]>(indexReader(this.m.indexHost), indexName("name", name));
   }
 

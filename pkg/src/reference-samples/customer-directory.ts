@@ -15,7 +15,7 @@ import { type CustomerProfile, type CustomerProfileInput, profileEntries, profil
 export const CUSTOMER_PROFILES_MAP = "CustomerProfilesByEmailPartition";
 
 /** How `store.customerDirectory(options)` opens or creates the directory. */
-export interface CustomerDirectoryOptions {
+export interface CustomerDirectoryOptions<N extends string = string> {
   /**
    * Partitions of the directory. Left out: 1000 for a new one, the stored count for an existing
    * one. Given for an existing directory, it must be the stored count: another is `layout_mismatch`.
@@ -24,25 +24,26 @@ export interface CustomerDirectoryOptions {
   /** Another map name than the reference server's. */
   mapName?: string | undefined;
   /** Indexes the directory must have (docs/indexes.md), as `partitionedMap`'s option: `{ byCompany: "companyName" }`. */
-  indexes?: PartitionedMapOptions<CustomerProfile>["indexes"];
+  indexes?: PartitionedMapOptions<CustomerProfile, N>["indexes"];
 }
 
 /**
  * Customer profiles by email, as the reference server keeps them: a partitioned map with the
  * email key rule, whose entries are checked to be profiles. Get one with `store.customerDirectory()`.
+ * `N`: the names `where` takes, as in `PartitionedMap`.
  */
-export class CustomerDirectory {
-  private constructor(readonly map: PartitionedMap<CustomerProfile>) {}
+export class CustomerDirectory<N extends string = string> {
+  private constructor(readonly map: PartitionedMap<CustomerProfile, N>) {}
 
   /** @internal */
-  static async open(ctx: Context, options: CustomerDirectoryOptions = {}): Promise<CustomerDirectory> {
+  static async open<N extends string>(ctx: Context, options: CustomerDirectoryOptions<N> = {}): Promise<CustomerDirectory<N>> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
     const name = mapName === undefined ? CUSTOMER_PROFILES_MAP : wasm.mapName("options.mapName", mapName);
     const partitionCount = args.field("options", o, "partitionCount");
     const indexes = args.field("options", o, "indexes");
     // Every stored entry a lookup returns is checked to be a profile filed under its own email.
-    const map = await PartitionedMap.open<CustomerProfile>(
+    const map = await PartitionedMap.open<CustomerProfile, N>(
       ctx,
       name,
       { partitionCount, keyRule: "email", indexes },
@@ -98,7 +99,7 @@ export class CustomerDirectory {
   }
 
   /** A query of one of the directory's indexes (see `PartitionedMap.where`): `where("byCompany").equals("Acme")`. */
-  where(index: string): Query<[string, CustomerProfile]> {
+  where(index: N): Query<[string, CustomerProfile]> {
     return this.map.where(index);
   }
 

@@ -24,7 +24,7 @@ export function recordIndexed(map: string): (record: { sequence: number }) => un
 }
 
 /** How `store.subscriberArchive(options)` opens or creates the archive. */
-export interface SubscriberArchiveOptions extends ChunkedLogOptions<NewSubscriber> {
+export interface SubscriberArchiveOptions<N extends string = string> extends ChunkedLogOptions<NewSubscriber, N> {
   /** Another map name than the reference server's. */
   mapName?: string | undefined;
 }
@@ -40,18 +40,19 @@ export interface SubscriberPage {
 
 /**
  * Newsletter subscribers in arrival order, as the reference server keeps them: a chunked log
- * of checked subscriber records. Get one with `store.subscriberArchive()`.
+ * of checked subscriber records. Get one with `store.subscriberArchive()`. `N`: the names `where`
+ * takes, as in `ChunkedLog`.
  */
-export class SubscriberArchive {
-  private constructor(readonly log: ChunkedLog<NewSubscriber, Subscriber>) {}
+export class SubscriberArchive<N extends string = string> {
+  private constructor(readonly log: ChunkedLog<NewSubscriber, Subscriber, N>) {}
 
   /** @internal */
-  static async open(ctx: Context, options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
+  static async open<N extends string>(ctx: Context, options: SubscriberArchiveOptions<N> = {}): Promise<SubscriberArchive<N>> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
     const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : wasm.mapName("options.mapName", mapName);
     return new SubscriberArchive(
-      await ChunkedLog.open(
+      await ChunkedLog.open<NewSubscriber, Subscriber, N>(
         ctx,
         name,
         { chunkSize: args.field("options", o, "chunkSize"), indexes: args.field("options", o, "indexes") },
@@ -90,7 +91,7 @@ export class SubscriberArchive {
    * A query of one of the archive's indexes (see `ChunkedLog.where`): "is this subscriber
    * registered?" is `where("bySubscriber").equals(id).first()`.
    */
-  where(index: string): Query<Subscriber, number> {
+  where(index: N): Query<Subscriber, number> {
     return this.log.where(index);
   }
 

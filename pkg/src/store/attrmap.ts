@@ -80,29 +80,39 @@ export class Attrmap {
     return this.ctx.instances.name;
   }
 
-  /** A generic partitioned map of values of type `V`. */
-  async partitionedMap<V>(name: string, options: PartitionedMapOptions<Uninferred<V>> = {}): Promise<PartitionedMap<V>> {
+  /** A generic partitioned map of values of type `V`, whose `where` takes the names of its declared indexes (`N`). */
+  async partitionedMap<V, const N extends string = string>(
+    name: string,
+    options: PartitionedMapOptions<Uninferred<V>, N> = {},
+  ): Promise<PartitionedMap<V, N>> {
     await started(this.ctx);
-    return PartitionedMap.open<V>(this.ctx, mapName("name", name), options);
+    return PartitionedMap.open<V, N>(this.ctx, mapName("name", name), options);
   }
 
-  /** A generic chunked log of values of type `V`, stored as `{sequence, value}` records. */
-  async chunkedLog<V>(name: string, options: ChunkedLogOptions<Uninferred<V>> = {}): Promise<ChunkedLog<V, LogRecord<V>>> {
+  /** A generic chunked log of values of type `V`, stored as `{sequence, value}` records; `N` as in `partitionedMap`. */
+  async chunkedLog<V, const N extends string = string>(
+    name: string,
+    options: ChunkedLogOptions<Uninferred<V>, N> = {},
+  ): Promise<ChunkedLog<V, LogRecord<V>, N>> {
     await started(this.ctx);
     const log = mapName("name", name);
-    return ChunkedLog.open(this.ctx, log, options, valueRecords<V>(log));
+    return ChunkedLog.open<V, LogRecord<V>, N>(this.ctx, log, options, valueRecords<V>(log));
   }
 
   /** The customer directory of the reference samples (map `CustomerProfilesByEmailPartition`, email keys). */
-  async customerDirectory(options: CustomerDirectoryOptions = {}): Promise<CustomerDirectory> {
+  async customerDirectory<const N extends string = string>(
+    options: CustomerDirectoryOptions<N> = {},
+  ): Promise<CustomerDirectory<N>> {
     await started(this.ctx);
-    return CustomerDirectory.open(this.ctx, options);
+    return CustomerDirectory.open<N>(this.ctx, options);
   }
 
   /** The subscriber archive of the reference samples (log `SubscriberChunks`). */
-  async subscriberArchive(options: SubscriberArchiveOptions = {}): Promise<SubscriberArchive> {
+  async subscriberArchive<const N extends string = string>(
+    options: SubscriberArchiveOptions<N> = {},
+  ): Promise<SubscriberArchive<N>> {
     await started(this.ctx);
-    return SubscriberArchive.open(this.ctx, options);
+    return SubscriberArchive.open<N>(this.ctx, options);
   }
 
   /**
