@@ -10,13 +10,29 @@ import { $, describeError, result, text } from "./dom.js";
 
 let store;
 
-/** Saves `blob` as a file the browser downloads. */
+/** Saves `blob` as a file the browser downloads, and lists it with its size under "Files saved". */
 function download(blob, name) {
   const link = document.createElement("a");
   link.href = URL.createObjectURL(blob);
   link.download = name;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+  const item = document.createElement("li");
+  item.textContent = `${name} (${kib(blob.size)})`;
+  $("backup-files").append(item);
+  $("backup-saved").hidden = false;
+}
+
+/** One line per flow under the panel's answer (text only), or none. */
+function showFlows(lines) {
+  $("backup-flows").replaceChildren(
+    ...lines.map((line) => {
+      const item = document.createElement("li");
+      item.textContent = line;
+      return item;
+    }),
+  );
+  $("backup-flows").hidden = lines.length === 0;
 }
 
 const kib = (bytes) => `${(bytes / 1024).toLocaleString("en", { maximumFractionDigits: 1 })} KiB`;
@@ -30,6 +46,10 @@ async function task(work, failed, code) {
   for (const button of buttons) button.disabled = true;
   const bar = $("backup-progress");
   bar.removeAttribute("value"); // indeterminate until the task knows how far it is
+  // What the panel said before answered another task: the files and flows are this task's.
+  showFlows([]);
+  $("backup-files").replaceChildren();
+  $("backup-saved").hidden = true;
   try {
     result("backup-message", true, await work(bar));
   } catch (error) {
@@ -105,15 +125,24 @@ const SAMPLE_FLOWS = [
  */
 const CHECKPOINT_KEY = (flowId) => `attrmap-demo-moved-${flowId}`;
 
+/** How a count of things reads: "1 request", "3 requests". */
+const counted = (n, thing) => `${n.toLocaleString("en")} ${thing}${n === 1 ? "" : "s"}`;
+
 /**
  * Downloads the requests of each sample flow (`since`: only what changed after each flow's last
- * move), records each flow's new checkpoint, and acknowledges what every flow has; what each carried.
+ * move; a flow never moved has nothing to compare with and is left for a full move), records
+ * each flow's new checkpoint, and acknowledges what every flow has; what each carried.
  */
 async function move(sdk, since) {
   await Promise.all([store.customerDirectory(), store.subscriberArchive()]); // both maps exist once opened
   const moved = [];
   for (const [map, flowId] of SAMPLE_FLOWS) {
-    const from = since ? Number(localStorage.getItem(CHECKPOINT_KEY(flowId)) ?? 0) : undefined;
+    const saved = localStorage.getItem(CHECKPOINT_KEY(flowId));
+    if (since && saved === null) {
+      moved.push({ flowId, neverMoved: true });
+      continue;
+    }
+    const from = since ? Number(saved) : undefined;
     let [n, attributes] = [0, 0];
     const requests = exportDexRequests(store, { flowId, sdk, maps: [map], since: from });
     for await (const request of requests) {
@@ -136,8 +165,14 @@ function exportRequests() {
   return task(
     async () => {
       const moved = await move(sdk, false);
-      const said = moved.map((m) => `${m.flowId}: ${m.requests} request(s), checkpoint ${m.checkpoint}`);
-      return `Wrote SetAttributes requests for the ${sdk} sample (${said.join("; ")}).`;
+      showFlows(
+        moved.map(
+          (m) =>
+            `${m.flowId}: ${counted(m.attributes, "attribute")} in ${counted(m.requests, "request")}; ` +
+            `the engine's copy is at checkpoint ${m.checkpoint}.`,
+        ),
+      );
+      return `Wrote SetAttributes requests for the ${sdk} sample:`;
     },
     "Export failed",
     [
@@ -150,17 +185,23 @@ function exportRequests() {
   );
 }
 
+/** What a move of changes did for one flow, in a line. */
+function changesLine(m) {
+  if (m.neverMoved)
+    return `${m.flowId}: not moved yet, so there is nothing to compare with: send its SetAttributes requests first.`;
+  if (m.requests === 0) return `${m.flowId}: nothing changed since checkpoint ${m.from}; now at ${m.checkpoint}.`;
+  return (
+    `${m.flowId}: ${counted(m.attributes, "instance")} changed since checkpoint ${m.from}, ` +
+    `in ${counted(m.requests, "request")}; now at ${m.checkpoint}.`
+  );
+}
+
 function exportChanges() {
   const sdk = $("dex-sdk").value;
   return task(
     async () => {
-      const moved = await move(sdk, true);
-      const said = moved.map(
-        (m) =>
-          `${m.flowId}: ${m.attributes} instance(s) changed since checkpoint ${m.from}` +
-          (m.requests > 0 ? `, in ${m.requests} request(s); now at ${m.checkpoint}` : ""),
-      );
-      return `Changes since the last move for the ${sdk} sample: ${said.join("; ")}.`;
+      showFlows((await move(sdk, true)).map(changesLine));
+      return `Changes since the last move for the ${sdk} sample:`;
     },
     "Export failed",
     [

@@ -1,5 +1,6 @@
 // Directory search panel: the profiles of a company, from the directory's index on
-// `companyName` (built the first time it is asked for, with progress), in index order.
+// `companyName` (built the first time it is asked for, with progress), in index order, a page
+// at a time by the query's keyset cursor (the `next` of a page, never an offset).
 
 import { js, libraryCall } from "./code.js";
 import { $, clearOnInvalid, describeError, result, row, text } from "./dom.js";
@@ -7,10 +8,12 @@ import { $, clearOnInvalid, describeError, result, row, text } from "./dom.js";
 /** The index this panel reads: its name and key path. */
 const INDEX = "byCompany";
 const KEY_PATH = "companyName";
-/** Rows shown at most; the count covers every match. */
-const SHOWN = 100;
+/** Rows on a page; the count covers every match. */
+const PAGE_SIZE = 20;
 
 let store;
+/** The search shown: its condition, and the cursor each page it has shown starts after (the first: null). */
+let shown;
 
 /** The directory, with its company index built if it is not there yet (progress shown as it goes). */
 async function indexedDirectory() {
@@ -22,37 +25,54 @@ async function indexedDirectory() {
   return directory;
 }
 
-async function find(event) {
-  event.preventDefault();
-  const company = $("search-company").value;
-  const prefix = $("search-prefix").checked;
+/** Shows page `at` of the search in `shown` (cursors of earlier pages are kept, so "Previous" goes back). */
+async function showPage(at) {
+  const { company, prefix, starts } = shown;
   const condition = prefix ? `startsWith(${js(company)})` : `equals(${js(company)})`;
   const rows = $("search-rows");
-  rows.replaceChildren();
-  $("search-table").hidden = true;
   try {
     const query = (await indexedDirectory()).where(INDEX);
-    const matching = prefix ? query.startsWith(company) : query.equals(company);
-    const [found, count] = await Promise.all([matching.toArray({ limit: SHOWN }), matching.count()]);
-    for (const [, p] of found) rows.append(row([p.companyName, p.emailAddress, p.fullName, p.customerTier]));
-    $("search-table").hidden = found.length === 0;
-    const shown = count > found.length ? `, the first ${found.length} shown` : "";
-    result("search-message", true, count === 0 ? "No profile matches." : `${count} matching profile(s)${shown}.`);
+    const matching = () => (prefix ? query.startsWith(company) : query.equals(company));
+    const [page, count] = await Promise.all([matching().page({ limit: PAGE_SIZE, after: starts[at] }), matching().count()]);
+    rows.replaceChildren(...page.entries.map(([, p]) => row([p.companyName, p.emailAddress, p.fullName, p.customerTier])));
+    starts.length = at + 1;
+    if (page.next !== null) starts.push(page.next);
+    shown.at = at;
+    $("search-table").hidden = page.entries.length === 0;
+    $("search-previous").disabled = at === 0;
+    $("search-next").disabled = page.next === null;
+    $("search-pager").hidden = at === 0 && page.next === null;
+    const first = at * PAGE_SIZE + 1;
+    const range = count > page.entries.length ? `; ${first} to ${first + page.entries.length - 1} shown` : "";
+    result("search-message", true, count === 0 ? "No profile matches." : `${count} matching profile(s)${range}.`);
   } catch (error) {
+    rows.replaceChildren();
+    $("search-table").hidden = true;
+    $("search-pager").hidden = true;
     result("search-message", false, describeError(error));
   }
+  const after = at === 0 ? "" : ", after: page.next";
   text(
     "search-code",
     libraryCall([
       `const directory = await store.customerDirectory({ indexes: { ${INDEX}: ${js(KEY_PATH)} } });`,
-      `await directory.where(${js(INDEX)}).${condition}.toArray({ limit: ${SHOWN} }); // [[email, profile], ...]`,
+      `const page = await directory.where(${js(INDEX)}).${condition}.page({ limit: ${PAGE_SIZE}${after} });`,
+      "// page.entries: [[email, profile], ...]; page.next: the cursor of the next page, or null",
       `await directory.where(${js(INDEX)}).${condition}.count();`,
     ]),
   );
 }
 
+function find(event) {
+  event.preventDefault();
+  shown = { company: $("search-company").value, prefix: $("search-prefix").checked, starts: [null], at: 0 };
+  return showPage(0);
+}
+
 export function initSearch(attrmapStore) {
   store = attrmapStore;
   $("search-form").addEventListener("submit", (e) => void find(e));
+  $("search-next").addEventListener("click", () => void showPage(shown.at + 1));
+  $("search-previous").addEventListener("click", () => void showPage(shown.at - 1));
   clearOnInvalid($("search-form"), "search-message");
 }

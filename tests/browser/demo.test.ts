@@ -410,6 +410,38 @@ test("search: profiles of a company from its index, kept by saves and deletes th
   assert.deepEqual(page.errors, []);
 });
 
+test("search: results a page of 20 at a time by the keyset cursor, forward and back, the count over all", async (t) => {
+  const { page } = await openDemo(t);
+  await page.getByLabel("Profiles", { exact: true }).fill("45");
+  await page.getByLabel("Subscribers", { exact: true }).fill("0");
+  await page.getByRole("button", { name: "Import" }).click();
+  await page.waitForFunction(() => document.getElementById("sample-message")?.textContent?.startsWith("Done"));
+  // The samples are 45 profiles of company "Example"; equal companies come in email order.
+  const emails = Array.from({ length: 45 }, (_, i) => `sample${i}@example.com`).sort();
+  const shown = async (message: string) => {
+    await page.waitForFunction((m) => document.getElementById("search-message")?.textContent === m, message);
+    return page.locator("#search-rows tr td:nth-child(2)").allTextContents();
+  };
+  await page.locator("#search-form").getByLabel("Company").fill("Example");
+  await page.locator("#search-form").getByRole("button", { name: "Find" }).click();
+  assert.deepEqual(await shown("45 matching profile(s); 1 to 20 shown."), emails.slice(0, 20));
+  assert.equal(await page.getByRole("button", { name: "Previous page" }).isDisabled(), true);
+  await page.getByRole("button", { name: "Next page" }).click();
+  assert.deepEqual(await shown("45 matching profile(s); 21 to 40 shown."), emails.slice(20, 40));
+  assert.match(await textOf(page, "#search-code"), /\.page\(\{ limit: 20, after: page\.next \}\)/);
+  await page.getByRole("button", { name: "Next page" }).click();
+  assert.deepEqual(await shown("45 matching profile(s); 41 to 45 shown."), emails.slice(40));
+  assert.equal(await page.getByRole("button", { name: "Next page" }).isDisabled(), true);
+  await page.getByRole("button", { name: "Previous page" }).click();
+  assert.deepEqual(await shown("45 matching profile(s); 21 to 40 shown."), emails.slice(20, 40));
+  // A search of one page has no pager.
+  await page.locator("#search-form").getByLabel("Company").fill("Nobody");
+  await page.locator("#search-form").getByRole("button", { name: "Find" }).click();
+  await shown("No profile matches.");
+  assert.equal(await page.locator("#search-pager").isVisible(), false);
+  assert.deepEqual(page.errors, []);
+});
+
 test("partitions view: resizing the directory moves every profile, with progress, and the chart is redrawn", async (t) => {
   const { page } = await openDemo(t);
   await page.getByLabel("Profiles", { exact: true }).fill("3000");
@@ -600,37 +632,59 @@ test("backup: a file with one bad line is refused at that line, and nothing chan
   assert.deepEqual(page.errors, []);
 });
 
-test("backup: changes since the last move carry only the partition saved since, with the checkpoint", async (t) => {
+/** The backup panel's answer: its message, one line per flow, and the files it lists as saved. */
+async function backupAnswer(page: Page, starts: string): Promise<{ flows: string[]; files: string[] }> {
+  await page.waitForFunction((s) => document.getElementById("backup-message")?.textContent === s, starts);
+  return {
+    flows: await page.locator("#backup-flows li").allTextContents(),
+    files: (await page.locator("#backup-saved").isVisible()) ? await page.locator("#backup-files li").allTextContents() : [],
+  };
+}
+
+test("backup: changes since the last move carry only the partition saved since; a flow never moved says so", async (t) => {
   const { page } = await openDemo(t);
   await saveProfile(page, "gina@example.com", { fullName: "Gina" });
   const downloads: Array<Promise<[string, string]>> = [];
   page.on("download", (d) => downloads.push(d.path().then((p) => [d.suggestedFilename(), readFileSync(p!, "utf8")])));
+  // Before any move there is nothing to compare with: no file, and each flow says so.
+  await page.getByRole("button", { name: "Changes since the last move" }).click();
+  assert.deepEqual(await backupAnswer(page, "Changes since the last move for the python sample:"), {
+    flows: ["customer-directory", "chunked-subscriber-archive"].map(
+      (flow) => `${flow}: not moved yet, so there is nothing to compare with: send its SetAttributes requests first.`,
+    ),
+    files: [],
+  });
+  assert.equal(downloads.length, 0);
   await page.getByRole("button", { name: "SetAttributes requests" }).click();
-  await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Wrote"));
-  const moved = Number(/checkpoint (\d+)/.exec(await textOf(page, "#backup-message"))![1]);
+  const full = await backupAnswer(page, "Wrote SetAttributes requests for the python sample:");
+  const moved = Number(/checkpoint (\d+)/.exec(full.flows[0]!)![1]);
+  assert.match(full.flows[0]!, /^customer-directory: 1 attribute in 1 request; the engine's copy is at checkpoint \d+\.$/);
   await until("the full export's downloads", async () => downloads.length >= 2, 10_000);
+  const fullFiles = new Map(await Promise.all(downloads));
+  assert.deepEqual(
+    [...full.files].sort(),
+    [...fullFiles].map(([name, body]) => `${name} (${kib(Buffer.byteLength(body))})`).sort(),
+    "each file saved, with its size",
+  );
   downloads.length = 0;
   await saveProfile(page, "hank@example.com", { fullName: "Hank" });
   await page.getByRole("button", { name: "Changes since the last move" }).click();
-  await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Changes since"));
-  assert.match(
-    await textOf(page, "#backup-message"),
-    new RegExp(
-      "^Changes since the last move for the python sample: " +
-        `customer-directory: 1 instance\\(s\\) changed since checkpoint ${moved}, in 1 request\\(s\\); now at ${moved + 1}; ` +
-        `chunked-subscriber-archive: 0 instance\\(s\\) changed since checkpoint ${moved}\\.$`,
-    ),
-  );
+  const changes = await backupAnswer(page, "Changes since the last move for the python sample:");
+  assert.deepEqual(changes.flows, [
+    `customer-directory: 1 instance changed since checkpoint ${moved}, in 1 request; now at ${moved + 1}.`,
+    `chunked-subscriber-archive: nothing changed since checkpoint ${moved}; now at ${moved + 1}.`,
+  ]);
   await until("the increment's download", async () => downloads.length >= 1, 10_000);
   const files = new Map(await Promise.all(downloads));
-  const request = JSON.parse(files.get(`set-attributes-customer-directory-since-${moved}-1.json`)!) as {
-    attributes: Array<{ key: string }>;
-  };
+  const name = `set-attributes-customer-directory-since-${moved}-1.json`;
+  assert.deepEqual(changes.files, [`${name} (${kib(Buffer.byteLength(files.get(name)!))})`]);
+  const request = JSON.parse(files.get(name)!) as { attributes: Array<{ key: string }> };
   assert.deepEqual(
     request.attributes.map((a) => a.key),
     [`customer_profiles_by_email_partition/${refPartition("hank@example.com", 1000).name}`],
   );
   assert.match(await textOf(page, "#backup-code"), /exportDexRequests\(store, \{ \.\.\.options, since: savedCheckpoint\(\) \}\)/);
+  await shoot(page, "backup", "changes");
   assert.deepEqual(page.errors, []);
 });
 
@@ -641,7 +695,7 @@ test("backup: SetAttributes requests for the Python sample, one file per flow, i
   page.on("download", (d) => downloads.push(d.path().then((p) => [d.suggestedFilename(), readFileSync(p!, "utf8")])));
   await page.getByLabel("Reference SDK sample").selectOption("python");
   await page.getByRole("button", { name: "SetAttributes requests" }).click();
-  await page.waitForFunction(() => document.getElementById("backup-message")?.textContent?.startsWith("Wrote"));
+  await backupAnswer(page, "Wrote SetAttributes requests for the python sample:");
   // The page clicks one link per file before it says so; the browser reports each download later.
   await until("the second download", async () => downloads.length >= 2, 10_000);
   const files = new Map(await Promise.all(downloads));
