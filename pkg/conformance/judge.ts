@@ -9,7 +9,7 @@ export type Answer = { result: unknown } | { error: string } | { unsupported: tr
 export type Verdict =
   | { kind: "passed"; fixed?: Mark }
   /** `unmeasured`: classes of the case's marks never measured for the SDK asked for (its departure may be unrecorded). */
-  | { kind: "failed"; got: string; mark?: Mark; unmeasured?: string[] }
+  | { kind: "failed"; got: string; mark?: Mark; unmeasured?: string[]; resembles?: Resemblance }
   | { kind: "known"; mark: Mark; got: string }
   | { kind: "skipped" };
 
@@ -58,14 +58,77 @@ export function describeExpected(expected: Expected): string {
   return `an error starting "line ${expected.exportError.line}: " naming (${expected.exportError.reason})`;
 }
 
+/** A failure that looks like a departure the vectors mark elsewhere: its class, and for which SDKs in which files. */
+export interface Resemblance {
+  class: string;
+  sdks: string[];
+  files: string[];
+}
+
+/** Which classes each SDK's marks hold, in which vector files: SDK, then class, then files. */
+export type MarkedClasses = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+
+/** Every SDK's marked classes over `cases`. */
+export function markedClasses(cases: readonly Case[]): MarkedClasses {
+  const out = new Map<string, Map<string, Set<string>>>();
+  for (const c of cases)
+    for (const m of c.marks) {
+      const classes = out.get(m.sdk) ?? out.set(m.sdk, new Map()).get(m.sdk)!;
+      (classes.get(m.class) ?? classes.set(m.class, new Set()).get(m.class)!).add(c.file);
+    }
+  return out;
+}
+
+/** `value` with every decimal digit of any script as its ASCII digit (a run of 10 digits counts from its first). */
+function asciiDigits(value: unknown): unknown {
+  if (typeof value === "string")
+    return value.replace(/\p{Nd}/gu, (d) => {
+      let zero = d.codePointAt(0)!;
+      while (/\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero--;
+      return String((d.codePointAt(0)! - zero) % 10);
+    });
+  if (Array.isArray(value)) return value.map(asciiDigits);
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asciiDigits(v)]));
+  return value;
+}
+
+function holdsNull(value: unknown): boolean {
+  if (value === null) return true;
+  return typeof value === "object" && Object.values(value as object).some(holdsNull);
+}
+
+/**
+ * How a class's departure shows in any case, marked or not: a locale's digits where the contract
+ * has ASCII ones; any answer to an input that holds a null.
+ */
+const LOOKS_LIKE: Record<string, (c: Case, answer: Answer) => boolean> = {
+  "locale-digits": (c, answer) =>
+    "result" in c.expected && "result" in answer && sameJson(c.expected.result, asciiDigits(answer.result)),
+  "null-input": (c) => holdsNull(c.input),
+};
+
+/** The marked departure, of `sdk` or of any SDK, that a failure of `c` looks like, if the vectors mark it in some file. */
+function resemblance(c: Case, answer: Answer, sdk: string | undefined, marked: MarkedClasses): Resemblance | undefined {
+  for (const [cls, looksLike] of Object.entries(LOOKS_LIKE)) {
+    if (!looksLike(c, answer)) continue;
+    const sdks = [...marked].filter(([s, classes]) => (sdk === undefined || s === sdk) && classes.has(cls)).map(([s]) => s);
+    const files = new Set(sdks.flatMap((s) => [...marked.get(s)!.get(cls)!]));
+    if (sdks.length) return { class: cls, sdks, files: [...files].sort() };
+  }
+  return undefined;
+}
+
 /**
  * The verdict on `answer` to `c`. With `sdk`, a failure that one of that SDK's marks predicts
  * (its answer, or any answer when the SDK cannot take the input) is a known divergence. A pass
  * is reported as possibly fixed only by a mark that recorded another answer and holds under any
  * condition: a mark without an answer (the SDK cannot take the input) or with a `when` (a
- * locale the testee may not run under) proves nothing when the contract's answer comes back.
+ * locale the testee may not run under) proves nothing when the contract's answer comes back. A
+ * failure no mark of the case predicts names the class of a departure it looks like (`marked`:
+ * where the vectors mark each SDK's classes), so an SDK's known habit in an unmarked case reads as such.
  */
-export function judge(c: Case, answer: Answer, sdk: string | undefined): Verdict {
+export function judge(c: Case, answer: Answer, sdk: string | undefined, marked: MarkedClasses = new Map()): Verdict {
   if ("unsupported" in answer) return { kind: "skipped" };
   const mine = c.marks.filter((m) => m.sdk === sdk);
   if (matches(c.op, c.expected, answer)) {
@@ -79,6 +142,11 @@ export function judge(c: Case, answer: Answer, sdk: string | undefined): Verdict
   // Without --sdk, or when the answer is neither, say which SDK the case is marked for.
   const predicted = c.marks.find((m) => m.expected !== undefined && matches(c.op, m.expected, answer));
   if (predicted) failed.mark = predicted;
+  else {
+    // No mark of this case predicts it: one that looks like a departure marked in another case says so.
+    const resembles = resemblance(c, answer, sdk, marked);
+    if (resembles) failed.resembles = resembles;
+  }
   if (sdk !== undefined) {
     const unmeasured = [...new Set(c.marks.filter((m) => m.measured && !m.measured.includes(sdk)).map((m) => m.class))];
     if (unmeasured.length) failed.unmeasured = unmeasured;

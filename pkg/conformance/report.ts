@@ -1,7 +1,7 @@
 // What a run found: counts per class, then every failure, known divergence and mark the
 // testee no longer needs, each naming its vector file and index so it can be looked up.
 import type { Case, Mark } from "./cases.js";
-import { describeExpected } from "./judge.js";
+import { describeExpected, type Resemblance } from "./judge.js";
 import type { Outcome } from "./run.js";
 import { clip } from "./testee.js";
 
@@ -27,6 +27,8 @@ export interface Entry {
   mark?: { sdk: string; class: string; evidence: string; how: string; when?: string };
   /** Classes of the case's marks never measured for the run's SDK. */
   unmeasured?: string[];
+  /** The departure marked in other cases that this failure looks like. */
+  resembles?: Resemblance;
 }
 
 export interface Report {
@@ -101,6 +103,7 @@ export function buildReport(testee: string[], sdk: string | undefined, outcomes:
     if (verdict.kind === "failed") {
       const e = entry(c, verdict.got, verdict.mark);
       if (verdict.unmeasured) e.unmeasured = verdict.unmeasured;
+      if (verdict.resembles) e.resembles = verdict.resembles;
       report.failures.push(e);
     } else if (verdict.kind === "known") report.known.push(entry(c, verdict.got, verdict.mark));
     else if (verdict.kind === "passed" && verdict.fixed) report.fixed.push(entry(c, undefined, verdict.fixed));
@@ -145,6 +148,12 @@ export function formatReport(r: Report): string {
       ...(e.mark ? [`(answers as ${describeMark(e.mark)})`] : []),
       ...(e.unmeasured
         ? [`(${e.unmeasured.join(", ")} never measured for ${r.sdk}: this may be a departure of the SDK no mark records yet)`]
+        : []),
+      ...(e.resembles
+        ? [
+            `(looks like the ${e.resembles.class} departure marked for ${e.resembles.sdks.join(", ")} in ` +
+              `${e.resembles.files.join(", ")}; no mark records it for this case)`,
+          ]
         : []),
     ]),
     ...listed("KNOWN DIVERGENCES (do not fail the run)", r.known, (e) => [

@@ -1,7 +1,7 @@
 // One run: every case sent to the testee in turn, each answer judged, within a time limit
 // per case and one for the whole run.
 import type { Case } from "./cases.js";
-import { judge, type Verdict } from "./judge.js";
+import { judge, markedClasses, type Verdict } from "./judge.js";
 import type { ProcessTestee } from "./testee.js";
 
 export interface RunOptions {
@@ -24,6 +24,7 @@ export async function runCases(cases: readonly Case[], testee: ProcessTestee, op
   const deadline = Date.now() + options.totalTimeoutMs;
   let faultsInARow = 0;
   let notRun: string | undefined;
+  const marked = markedClasses(cases);
   for (const [i, c] of cases.entries()) {
     if (notRun === undefined && Date.now() >= deadline)
       notRun = `not run: the run's time limit (${options.totalTimeoutMs} ms) was reached`;
@@ -41,7 +42,7 @@ export async function runCases(cases: readonly Case[], testee: ProcessTestee, op
       continue;
     }
     faultsInARow = 0;
-    outcomes.push({ case: c, verdict: judge(c, answer, options.sdk) });
+    outcomes.push({ case: c, verdict: judge(c, answer, options.sdk, marked) });
   }
   await testee.stop();
   return outcomes;

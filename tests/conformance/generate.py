@@ -81,33 +81,40 @@ SDKS = ["python", "typescript", "go", "java", "rust"]
 SDK_TITLES = {"python": "Python", "typescript": "TypeScript", "go": "Go", "java": "Java", "rust": "Rust"}
 CLASSES = {
     "vertical-tab": {
+        "measured": SDKS,
         "title": "Vertical tab (0x0B) in the whitespace an email is trimmed of",
         "thisProject": "Trims it: SPEC.md's whitespace is 0x20 and 0x09 to 0x0D.",
     },
     "token-number-type": {
+        "measured": SDKS,
         "title": "Page tokens past 2^53, 2^63 - 1 and 2^64 - 1",
         "thisProject": "Reads the 20 digits exactly (a 128-bit integer), so every 20-digit token is judged by its value.",
     },
     "archive-token-range": {
+        "measured": SDKS,
         "title": "Archive tokens of first sequences outside 1 to 99999999999999999999",
         "thisProject": "Refuses them (invalid_argument): a token is exactly 20 ASCII digits of a first sequence from 1.",
     },
     "message-quoting": {
+        "measured": SDKS,
         "title": "The token inside `invalid page token \"...\"`",
         "thisProject": "Inserts the token as it is between double quotes, as SPEC.md writes the message.",
     },
     "not-found-cause": {
+        "measured": SDKS,
         "title": "Not-found messages",
         "thisProject": "Exactly `subscriber page \"<token>\" not found`: nothing appended.",
     },
     "locale-digits": {
         "title": "Digits of partition names and tokens under the platform's default locale",
+        # Only Java was run under a locale with other digits; the other four were not.
+        "measured": ["java"],
         "thisProject": "ASCII digits whatever the locale: no locale-sensitive formatting (tested under LANG=ar_EG.UTF-8 "
         "and in a Chromium whose locale is ar-EG).",
     },
     "null-input": {
         "title": "A null email or page token",
-        "measured": ["java", "python", "typescript"],
+        "measured": SDKS,
         "thisProject": "A null or missing email in a profile is `emailAddress is required`; a null page token is refused "
         "as not a string (over HTTP a missing pageToken is the empty string: current).",
     },
@@ -304,15 +311,20 @@ def email_cases():
         mark("typescript", "null-input", "run", "canonicalizes without checking for a string: iterating it fails",
              {"error": "emailAddress is not iterable"}),
     ]
+    # Rust's serde refuses the body before the SDK's own check sees it, in serde's words.
+    rust_null = {"email-null": "invalid type: null, expected a string", "email-missing": "missing field `emailAddress`"}
     bodies = []
     for case_id, body in [("email-null", {"emailAddress": None, "fullName": "Null"}), ("email-missing", {"fullName": "None"}),
                           ("email-empty", {"emailAddress": "", "fullName": "Empty"})]:
         entry = {"id": case_id, "body": body, "expect": {"error": REQUIRED}, "source": "spec",
-                 "note": "Java (run) answers the same; a null cannot reach the typed email of the Go and Rust examples. "
+                 "note": "Java (run) answers the same; Go's typed email reads a null as \"\" and answers the same; Rust's serde "
+                 "refuses it first (marked). "
                  "A partial body: only the email matters, and the other fields are left out (a strict struct of an SDK may "
                  "need them filled in by its testee)."}
         if body.get("emailAddress") is None:
-            entry["divergences"] = null_email_marks
+            entry["divergences"] = null_email_marks + [
+                mark("rust", "null-input", "run", "serde refuses the body before the SDK's check: its message, not the "
+                     "contract's", {"errorPrefix": rust_null[case_id]})]
         bodies.append(entry)
     return {
         "name": "email-partition",
@@ -427,8 +439,10 @@ def token_cases():
                                        {"errorPrefix": f'subscriber page "{d20(101)}" not found: '})]}]
     null_token = [{"id": "null-token", "token": None, "expect": {"error": "invalid_argument"}, "source": "spec",
                    "note": "Only typed APIs can pass null; over HTTP a missing pageToken is the empty string (current).",
-                   "divergences": [mark(sdk, "null-input", "run", "treats a null token as current", {"pageToken": "current"})
-                                   for sdk in ("python", "java")]}]
+                   "divergences": [mark(sdk, "null-input", "run", how, {"pageToken": "current"}) for sdk, how in (
+                       ("python", "treats a null token as current"), ("java", "treats a null token as current"),
+                       ("go", "encoding/json decodes a null into the string field as \"\", which its check answers current"),
+                   )]}]
     transport = {"expect": {"status": 400, "contentType": "application/json", "body": {"error": 'invalid page token "x"'}},
                  "request": "GET /patterns/sequentially-chunked-attribute-map/subscribers?pageToken=x", "source": "spec",
                  "divergences": [
@@ -604,13 +618,16 @@ def seg_cases():
     def page_case(case_id, segments, next_sequence, retained_from, token):
         first = seg_current_first(segments, next_sequence) if token == "current" else int(token)
         latest = seg_older(segments, 1, seg_current_first(segments, next_sequence))
-        page_cases.append({
+        expect = {"firstSequence": first, "nextPageToken": seg_older(segments, retained_from, first)}
+        case = {
             "id": case_id, "segments": segs_json(segments),
             "state": {"nextSequence": next_sequence, "latestArchivedChunkToken": latest},
-            "retainedFrom": retained_from, "token": token,
-            "expect": {"firstSequence": first, "nextPageToken": seg_older(segments, retained_from, first)},
-            "source": "python-reference",
-        })
+            "retainedFrom": retained_from, "token": token, "expect": expect, "source": "python-reference",
+        }
+        # Java formats the older token of an archived page (current's is the state's, passed through).
+        if segments == [(1, CHUNK)] and token != "current" and expect["nextPageToken"]:
+            case["divergences"] = [java_locale_mark({**expect, "nextPageToken": arabic_digits(expect["nextPageToken"])})]
+        page_cases.append(case)
 
     # One segment is the plain rule: the model agrees with page_token_ok on every probe.
     for case in token_cases:
@@ -833,6 +850,13 @@ def append_cases():
                 "expect": plan if plan else {"error": "sequence_exhausted"}, "source": "python-reference"}
         if note:
             case["note"] = note
+        # The SDKs have one chunk size, 100; Java formats the tokens it archives in the locale's digits
+        # (the state's latest token it was given passes through as it is).
+        if segments == [(1, CHUNK)] and plan and plan["archivedTokens"]:
+            case["divergences"] = [java_locale_mark({
+                **plan, "archivedTokens": [arabic_digits(t) for t in plan["archivedTokens"]],
+                "state": {**plan["state"], "latestArchivedChunkToken": arabic_digits(plan["state"]["latestArchivedChunkToken"])},
+            })]
         cases.append(case)
 
     one = [(1, 100)]

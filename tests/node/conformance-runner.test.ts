@@ -232,28 +232,80 @@ test("with --sdk, a marked case answered neither as the contract nor as the mark
   assert.equal(report.known.length, 0);
 });
 
+/** The request ID of case `key` (requests are numbered in file order, an email case taking two; see allCases). */
+function requestOf(key: string): number {
+  const at = allCases.findIndex((c) => c.key === key);
+  assert.ok(at >= 0, key);
+  return allCases.slice(0, at).reduce((n, c) => n + c.requests, 0) + 1;
+}
+
 test("a failure in a class no one measured for the --sdk given says so; a measured one does not", () => {
-  // Requests are numbered in file order, an email case taking two (see allCases).
-  const key = "email.json profileBodyCases[0]";
-  const before = allCases.slice(
-    0,
-    allCases.findIndex((c) => c.key === key),
-  );
-  const id = before.reduce((n, c) => n + c.requests, 0) + 1;
+  const key = "page-token.json errorTransport[0]";
   const classes = (vectors("divergences.json") as { classes: Record<string, { measured?: string[] }> }).classes;
-  // The null-input class was measured for some SDKs only (Go cannot pass a null to its typed email).
-  assert.ok(!classes["null-input"]!.measured!.includes("go") && classes["null-input"]!.measured!.includes("python"));
-  const go = run(["--sdk", "go"], misbehaving(`error-at=${id}`));
+  // Every class with marks lists the SDKs measured for it; Go's HTTP answers were never measured.
+  for (const [name, c] of Object.entries(classes)) assert.ok(c.measured?.length, `${name} has its measured list`);
+  assert.ok(!classes["error-transport"]!.measured!.includes("go") && classes["error-transport"]!.measured!.includes("python"));
+  const go = run(["--sdk", "go"], misbehaving(`error-at=${requestOf(key)}`));
   assert.equal(go.status, 1);
   assert.deepEqual(
-    go.report().failures.map((f) => [f.file, f.group, f.index, f.unmeasured]),
-    [["email.json", "profileBodyCases", 0, ["null-input"]]],
+    go.report().failures.map((f) => [keyOf(f), f.unmeasured]),
+    [[key, ["error-transport"]]],
   );
-  assert.match(go.stdout, /null-input never measured for go: this may be a departure/);
-  const measured = run(["--sdk", "python"], misbehaving(`error-at=${id}`));
+  assert.match(go.stdout, /error-transport never measured for go: this may be a departure/);
+  // Rust's mark records another answer (HTTP 200 in plain text): an error is neither, and measured.
+  const measured = run(["--sdk", "rust"], misbehaving(`error-at=${requestOf(key)}`));
   assert.equal(measured.status, 1);
   assert.equal(measured.report().failures[0]!.unmeasured, undefined);
   assert.doesNotMatch(measured.stdout, /never measured/);
+});
+
+test("a failure no mark of its case predicts, that looks like a departure marked in other files, names its class", () => {
+  // An append that archives nothing: Java writes no token of its own there, so the case has no
+  // mark; a testee that answers it in Arabic-Indic digits shows the locale habit marked elsewhere.
+  const key = "append.json cases[8]";
+  assert.equal(allCases.find((c) => c.key === key)!.marks, undefined);
+  const r = run(["--sdk", "java"], misbehaving(`locale-digits-at=${requestOf(key)}`));
+  assert.equal(r.status, 1);
+  const [failure, ...rest] = r.report().failures;
+  assert.deepEqual([keyOf(failure!), rest.length], [key, 0]);
+  assert.equal(failure!.resembles?.class, "locale-digits");
+  assert.deepEqual(failure!.resembles?.sdks, ["java"]);
+  for (const file of ["formatting.json", "partition.json", "append.json"])
+    assert.ok(failure!.resembles?.files.includes(file), file);
+  assert.match(r.stdout, /looks like the locale-digits departure marked for java in .*formatting\.json.*; no mark records it/);
+  // An answer that is simply wrong looks like nothing.
+  const wrong = run(["--sdk", "java"], misbehaving(`error-at=${requestOf(key)}`));
+  assert.equal(wrong.report().failures[0]!.resembles, undefined);
+});
+
+test("Go's null page token and Rust's serde message for a null email are known divergences of those SDKs alone", () => {
+  const cases: Array<[string, string, string]> = [
+    ["go", "page-token.json nullTokenCases[0]", '{"result":"current"}'],
+    ["rust", "email.json profileBodyCases[0]", '{"error":"invalid type: null, expected a string at line 1 column 19"}'],
+    ["rust", "email.json profileBodyCases[1]", '{"error":"missing field `emailAddress` at line 1 column 18"}'],
+  ];
+  for (const [sdk, key, answer] of cases) {
+    const known = run(["--sdk", sdk], misbehaving(`answer-at=${requestOf(key)}:${answer}`)).report();
+    assert.deepEqual([known.failures, keys(known.known)], [[], [key]], `${sdk} ${key}`);
+    const other = run(["--sdk", "typescript"], misbehaving(`answer-at=${requestOf(key)}:${answer}`)).report();
+    assert.deepEqual(keys(other.failures), [key], `not a departure of typescript: ${key}`);
+  }
+});
+
+test("Java's locale digits are marked wherever it formats a token: append plans and archived pages too", () => {
+  const marked = markedFor("java", "locale-digits");
+  for (const key of [
+    "append.json cases[2]",
+    "append.json cases[3]",
+    "append.json cases[4]",
+    "append.json cases[6]",
+    "append.json cases[7]",
+    "segmented-log.json pageCases[14]",
+  ])
+    assert.ok(marked.includes(key), key);
+  // Under ASCII digits the contract's answer passes them (the marks hold only under the locale).
+  const r = run(["--sdk", "java"], python).report();
+  assert.deepEqual(r.failures, []);
 });
 
 test("marks that cannot hold under the testee's conditions are not 'fixed': Java's locale marks under ASCII digits", () => {
