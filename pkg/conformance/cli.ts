@@ -9,8 +9,8 @@ import { buildReport, formatReport } from "./report.js";
 import { runCases } from "./run.js";
 import { ProcessTestee } from "./testee.js";
 
-const USAGE = `usage: attrmap-conformance [--sdk NAME] [--report FILE.json] [--case-timeout MS] [--timeout MS]
-                           [--vectors DIR] [--allow-empty] -- COMMAND [ARGS...]
+const USAGE = `usage: attrmap-conformance [--sdk NAME] [--report FILE.json] [--case-timeout MS] [--start-timeout MS]
+                           [--timeout MS] [--vectors DIR] [--allow-empty] -- COMMAND [ARGS...]
 
 Starts COMMAND and sends it every conformance vector, one JSON request a line on its standard
 input; it answers one JSON line each on its standard output (docs/conformance.md).
@@ -18,6 +18,7 @@ input; it answers one JSON line each on its standard output (docs/conformance.md
                        typescript, go, java, rust), listed apart, and do not fail the run
   --report FILE.json   also write the report as JSON
   --case-timeout MS    time for one answer (default 10000); the testee is then started again
+  --start-timeout MS   more time for the first answer of each start of the testee (default 30000)
   --timeout MS         time for the whole run (default 600000)
   --vectors DIR        the vector files (default: those of this package)
   --allow-empty        pass a run in which the testee answered no case (every op unsupported)
@@ -35,6 +36,7 @@ interface Options {
   sdk?: string;
   report?: string;
   caseTimeoutMs: number;
+  startTimeoutMs: number;
   totalTimeoutMs: number;
   vectors: string;
   allowEmpty: boolean;
@@ -47,6 +49,7 @@ const PACKAGE_VECTORS = fileURLToPath(new URL("../../vectors/", import.meta.url)
 function parse(argv: readonly string[]): Options {
   const options: Options = {
     caseTimeoutMs: 10_000,
+    startTimeoutMs: 30_000,
     totalTimeoutMs: 600_000,
     vectors: PACKAGE_VECTORS,
     allowEmpty: false,
@@ -70,6 +73,7 @@ function parse(argv: readonly string[]): Options {
     } else if (arg === "--sdk") options.sdk = value(arg);
     else if (arg === "--report") options.report = value(arg);
     else if (arg === "--case-timeout") options.caseTimeoutMs = ms(arg);
+    else if (arg === "--start-timeout") options.startTimeoutMs = ms(arg);
     else if (arg === "--timeout") options.totalTimeoutMs = ms(arg);
     else if (arg === "--vectors") options.vectors = value(arg);
     else if (arg === "--allow-empty") options.allowEmpty = true;
@@ -116,7 +120,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const [command = "", ...args] = options.command;
-  const outcomes = await runCases(cases, new ProcessTestee(command, args), {
+  const outcomes = await runCases(cases, new ProcessTestee(command, args, options.startTimeoutMs), {
     ...(options.sdk === undefined ? {} : { sdk: options.sdk }),
     caseTimeoutMs: options.caseTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs,

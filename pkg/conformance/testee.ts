@@ -73,6 +73,8 @@ export function clip(text: string, max = 200): string {
 /** One start of the program: what it printed and how it ended, kept apart from the next start's. */
 interface Run {
   child: ChildProcessWithoutNullStreams;
+  /** Whether it has answered a request yet: until then, its start is still under way. */
+  answered: boolean;
   lines: string[];
   exited?: string;
   stderr: Tail;
@@ -104,20 +106,25 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
     process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const)[signal]);
   });
 
-/** The testee program, started when first asked and again after each fault. */
+/**
+ * The testee program, started when first asked and again after each fault. The first answer of
+ * each start may take `startMs` more than a case's time: a JVM, `cargo run` or a loaded machine
+ * starts slower than it answers, and a restart must not fail every case after a slow one.
+ */
 export class ProcessTestee {
   private run: Run | undefined;
 
   constructor(
     private readonly command: string,
     private readonly args: readonly string[],
+    private readonly startMs = 30_000,
   ) {}
 
   private start(): Run {
     const child = spawn(this.command, this.args, { stdio: ["pipe", "pipe", "pipe"], detached: GROUPS });
     running.add(child);
     child.once("exit", () => running.delete(child));
-    const run: Run = { child, lines: [], stderr: new Tail() };
+    const run: Run = { child, answered: false, lines: [], stderr: new Tail() };
     const ended = (why: string) => {
       run.exited ??= why;
       run.wake?.();
@@ -144,11 +151,13 @@ export class ProcessTestee {
   async call(request: Request, timeoutMs: number): Promise<Answer | Fault> {
     const run = this.run ?? this.start();
     run.child.stdin.write(`${asciiJson(request)}\n`);
-    const deadline = Date.now() + timeoutMs;
+    const starting = run.answered ? 0 : this.startMs;
+    const deadline = Date.now() + timeoutMs + starting;
     for (;;) {
       const line = run.lines.shift();
       if (line !== undefined) {
         if (line.trim() === "") continue;
+        run.answered = true;
         const answer = parseAnswer(line, request.id);
         if ("fault" in answer) await this.stop();
         return answer;
@@ -160,7 +169,8 @@ export class ProcessTestee {
       const left = deadline - Date.now();
       if (left <= 0) {
         await this.stop();
-        return { fault: `gave no answer within ${timeoutMs} ms (stopped; the next request starts it again)` };
+        const within = starting ? `${timeoutMs} ms (and ${starting} ms to start)` : `${timeoutMs} ms`;
+        return { fault: `gave no answer within ${within} (stopped; the next request starts it again)` };
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);

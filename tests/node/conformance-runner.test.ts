@@ -406,7 +406,7 @@ test("a testee that prints garbage, or answers another request's id: that case f
 });
 
 test("a testee that never answers: the run ends, every case failed, in a bounded time", () => {
-  const r = run(["--case-timeout", "200"], misbehaving("silent"), 30_000);
+  const r = run(["--case-timeout", "200", "--start-timeout", "200"], misbehaving("silent"), 30_000);
   assert.equal(r.status, 1);
   const report = r.report();
   assert.equal(report.totals.failed, totalRequests);
@@ -414,6 +414,16 @@ test("a testee that never answers: the run ends, every case failed, in a bounded
   assert.equal(report.failures.filter((f) => /gave no answer within 200 ms/.test(f.got ?? "")).length, 5);
   assert.match(report.failures.at(-1)!.got ?? "", /not run: the testee failed 5 requests in a row/);
   assert.ok(r.ms < 10_000, `${r.ms} ms`);
+});
+
+test("a testee slow to start has the time of its start on top of its first case's", () => {
+  // Its first answer 4 s late, each case 2.5 s at most (the 1 MiB email through the proxy on a
+  // loaded machine): the start allowance (30 s by default) covers it.
+  const slowStart = run(["--case-timeout", "2500"], misbehaving("start-delay=4000"), 60_000);
+  assert.equal(slowStart.status, 0, slowStart.stdout);
+  // Without the allowance the first case fails, named for its start (the run's limit ends the rest).
+  const strict = run(["--case-timeout", "2500", "--start-timeout", "1", "--timeout", "3500"], misbehaving("start-delay=4000"));
+  assert.match(strict.report().failures[0]?.got ?? "", /gave no answer within 2500 ms \(and 1 ms to start\)/);
 });
 
 test("a slow testee: the run's time limit ends it, and the cases not asked are reported as not run", () => {
