@@ -4,7 +4,7 @@
 //   usage: node scripts/soak.mjs [--rounds 30] [--minutes 600] [--engines chromium,firefox,webkit] [--load 2]
 // Each round runs every kill test of every engine once, each file under one suite browser as
 // `make test` does. Results go to build/soak/results.jsonl (one line per test run) and the
-// failing runs' output to build/soak/<engine>-<file>-<round>.log; the table at the end counts
+// failing runs' output to build/soak/<engine>-<file>-<time>.log; the table at the end counts
 // clean and failed runs per test and engine, over every run in results.jsonl.
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -25,19 +25,25 @@ async function indexedDirectory() {
   return directory;
 }
 
+/** The pager's buttons, disabled while a page is read (a click then would read from a cursor about to change). */
+const pagerButtons = () => [$("search-previous"), $("search-next")];
+
 /** Shows page `at` of the search in `shown` (cursors of earlier pages are kept, so "Previous" goes back). */
 async function showPage(at) {
-  const { company, prefix, starts } = shown;
+  const search = shown;
+  const { company, prefix, starts } = search;
   const condition = prefix ? `startsWith(${js(company)})` : `equals(${js(company)})`;
   const rows = $("search-rows");
+  for (const button of pagerButtons()) button.disabled = true;
   try {
     const query = (await indexedDirectory()).where(INDEX);
     const matching = () => (prefix ? query.startsWith(company) : query.equals(company));
     const [page, count] = await Promise.all([matching().page({ limit: PAGE_SIZE, after: starts[at] }), matching().count()]);
+    if (search !== shown) return; // a newer search answers instead
     rows.replaceChildren(...page.entries.map(([, p]) => row([p.companyName, p.emailAddress, p.fullName, p.customerTier])));
     starts.length = at + 1;
     if (page.next !== null) starts.push(page.next);
-    shown.at = at;
+    search.at = at;
     $("search-table").hidden = page.entries.length === 0;
     $("search-previous").disabled = at === 0;
     $("search-next").disabled = page.next === null;
@@ -46,18 +52,19 @@ async function showPage(at) {
     const range = count > page.entries.length ? `; ${first} to ${first + page.entries.length - 1} shown` : "";
     result("search-message", true, count === 0 ? "No profile matches." : `${count} matching profile(s)${range}.`);
   } catch (error) {
+    if (search !== shown) return;
     rows.replaceChildren();
     $("search-table").hidden = true;
     $("search-pager").hidden = true;
     result("search-message", false, describeError(error));
   }
-  const after = at === 0 ? "" : ", after: page.next";
+  const after = at === 0 ? "" : ", after: pageBefore.next";
   text(
     "search-code",
     libraryCall([
       `const directory = await store.customerDirectory({ indexes: { ${INDEX}: ${js(KEY_PATH)} } });`,
       `const page = await directory.where(${js(INDEX)}).${condition}.page({ limit: ${PAGE_SIZE}${after} });`,
-      "// page.entries: [[email, profile], ...]; page.next: the cursor of the next page, or null",
+      "// page.entries: [[email, profile], ...]; page.next: the next page's `after`, or null at the end",
       `await directory.where(${js(INDEX)}).${condition}.count();`,
     ]),
   );

@@ -65,16 +65,24 @@ export interface Resemblance {
   files: string[];
 }
 
-/** Which classes each SDK's marks hold, in which vector files: SDK, then class, then files. */
-export type MarkedClasses = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+/** Where the vectors mark one SDK's departures of one class: the vector files, and the kinds of case (the report's classes). */
+interface Marked {
+  files: Set<string>;
+  kinds: Set<string>;
+}
+
+/** Which classes each SDK's marks hold, and where: SDK, then class of departure. */
+export type MarkedClasses = ReadonlyMap<string, ReadonlyMap<string, Marked>>;
 
 /** Every SDK's marked classes over `cases`. */
 export function markedClasses(cases: readonly Case[]): MarkedClasses {
-  const out = new Map<string, Map<string, Set<string>>>();
+  const out = new Map<string, Map<string, Marked>>();
   for (const c of cases)
     for (const m of c.marks) {
       const classes = out.get(m.sdk) ?? out.set(m.sdk, new Map()).get(m.sdk)!;
-      (classes.get(m.class) ?? classes.set(m.class, new Set()).get(m.class)!).add(c.file);
+      const marked = classes.get(m.class) ?? classes.set(m.class, { files: new Set(), kinds: new Set() }).get(m.class)!;
+      marked.files.add(c.file);
+      marked.kinds.add(c.class);
     }
   return out;
 }
@@ -100,20 +108,26 @@ function holdsNull(value: unknown): boolean {
 
 /**
  * How a class's departure shows in any case, marked or not: a locale's digits where the contract
- * has ASCII ones; any answer to an input that holds a null.
+ * has ASCII ones; any answer to an input that holds a null. The keys are classes of
+ * divergences.json (the runner's tests check that they are).
  */
-const LOOKS_LIKE: Record<string, (c: Case, answer: Answer) => boolean> = {
+export const LOOKS_LIKE: Readonly<Record<string, (c: Case, answer: Answer) => boolean>> = {
   "locale-digits": (c, answer) =>
     "result" in c.expected && "result" in answer && sameJson(c.expected.result, asciiDigits(answer.result)),
   "null-input": (c) => holdsNull(c.input),
 };
 
-/** The marked departure, of `sdk` or of any SDK, that a failure of `c` looks like, if the vectors mark it in some file. */
+/**
+ * The marked departure, of `sdk` or of any SDK, that a failure of `c` looks like: one the vectors
+ * mark on cases of the same kind (a null email, not a null index value), and not on `c` itself.
+ */
 function resemblance(c: Case, answer: Answer, sdk: string | undefined, marked: MarkedClasses): Resemblance | undefined {
   for (const [cls, looksLike] of Object.entries(LOOKS_LIKE)) {
-    if (!looksLike(c, answer)) continue;
-    const sdks = [...marked].filter(([s, classes]) => (sdk === undefined || s === sdk) && classes.has(cls)).map(([s]) => s);
-    const files = new Set(sdks.flatMap((s) => [...marked.get(s)!.get(cls)!]));
+    if (c.marks.some((m) => m.class === cls && (sdk === undefined || m.sdk === sdk)) || !looksLike(c, answer)) continue;
+    const sdks = [...marked]
+      .filter(([s, classes]) => (sdk === undefined || s === sdk) && classes.get(cls)?.kinds.has(c.class))
+      .map(([s]) => s);
+    const files = new Set(sdks.flatMap((s) => [...marked.get(s)!.get(cls)!.files]));
     if (sdks.length) return { class: cls, sdks, files: [...files].sort() };
   }
   return undefined;

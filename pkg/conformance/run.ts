@@ -33,7 +33,7 @@ export async function runCases(cases: readonly Case[], testee: ProcessTestee, op
       continue;
     }
     const timeout = Math.max(1, Math.min(options.caseTimeoutMs, deadline - Date.now()));
-    const answer = await testee.call({ id: i + 1, op: c.op, input: c.input }, timeout);
+    const answer = await testee.call({ id: i + 1, op: c.op, input: c.input }, timeout, deadline);
     if ("fault" in answer) {
       outcomes.push({ case: c, verdict: { kind: "failed", got: `the testee ${answer.fault}` } });
       faultsInARow += 1;

@@ -147,11 +147,14 @@ export class ProcessTestee {
     return run;
   }
 
-  /** Sends `request` and waits at most `timeoutMs` for its answer. */
-  async call(request: Request, timeoutMs: number): Promise<Answer | Fault> {
+  /**
+   * Sends `request` and waits at most `timeoutMs` for its answer (and the start allowance, for
+   * the first answer of a start), never past `latest` (the run's own deadline, in ms since the epoch).
+   */
+  async call(request: Request, timeoutMs: number, latest = Number.POSITIVE_INFINITY): Promise<Answer | Fault> {
     const run = this.run ?? this.start();
     run.child.stdin.write(`${asciiJson(request)}\n`);
-    const starting = run.answered ? 0 : this.startMs;
+    const starting = run.answered ? 0 : Math.max(0, Math.min(this.startMs, latest - Date.now() - timeoutMs));
     const deadline = Date.now() + timeoutMs + starting;
     for (;;) {
       const line = run.lines.shift();

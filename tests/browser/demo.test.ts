@@ -428,13 +428,18 @@ test("search: results a page of 20 at a time by the keyset cursor, forward and b
   assert.equal(await page.getByRole("button", { name: "Previous page" }).isDisabled(), true);
   await page.getByRole("button", { name: "Next page" }).click();
   assert.deepEqual(await shown("45 matching profile(s); 21 to 40 shown."), emails.slice(20, 40));
-  assert.match(await textOf(page, "#search-code"), /\.page\(\{ limit: 20, after: page\.next \}\)/);
+  assert.match(await textOf(page, "#search-code"), /\.page\(\{ limit: 20, after: pageBefore\.next \}\)/);
   await page.getByRole("button", { name: "Next page" }).click();
   assert.deepEqual(await shown("45 matching profile(s); 41 to 45 shown."), emails.slice(40));
   assert.equal(await page.getByRole("button", { name: "Next page" }).isDisabled(), true);
   await page.getByRole("button", { name: "Previous page" }).click();
   assert.deepEqual(await shown("45 matching profile(s); 21 to 40 shown."), emails.slice(20, 40));
-  // A search of one page has no pager.
+  // A search of one page has no pager, nor one of none.
+  await saveProfile(page, "solo@example.com", { company: "Solo" });
+  await page.locator("#search-form").getByLabel("Company").fill("Solo");
+  await page.locator("#search-form").getByRole("button", { name: "Find" }).click();
+  assert.deepEqual(await shown("1 matching profile(s)."), ["solo@example.com"]);
+  assert.equal(await page.locator("#search-pager").isVisible(), false);
   await page.locator("#search-form").getByLabel("Company").fill("Nobody");
   await page.locator("#search-form").getByRole("button", { name: "Find" }).click();
   await shown("No profile matches.");

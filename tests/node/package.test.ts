@@ -346,6 +346,7 @@ export async function typed(): Promise<void> {
   const archive = await store.subscriberArchive({ indexes: { byCompany: "subscriberId" } });
   await archive.where(${JSON.stringify(name)}).keys();
   await (await store.customerDirectory()).where("anything").keys();
+  await (await store.partitionedMap("none", { indexes: {} })).where("anything").keys(); // none declared: any name
 }
 `;
   assert.deepEqual(compileAsUser(["ES2022", "DOM"], [], use("byCompany")), []);

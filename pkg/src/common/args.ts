@@ -158,10 +158,15 @@ export function list<T>(name: string, value: unknown, max: number): T[] {
       out.push(item);
     }
   } catch (e) {
-    if (e instanceof AttrmapError) throw e;
-    throw invalid(`${name} could not be iterated: ${e instanceof Error ? e.message : String(e)}`, e);
+    throw iterationError(name, e);
   }
   return out;
+}
+
+/** What a caller's iterable that threw while it was walked is: its own AttrmapError, else `invalid_argument` naming it. */
+export function iterationError(name: string, e: unknown): AttrmapError {
+  if (e instanceof AttrmapError) return e;
+  return invalid(`${name} could not be iterated: ${e instanceof Error ? e.message : String(e)}`, e);
 }
 
 /** A `[key, value]` entry of a caller's list. */

@@ -45,9 +45,7 @@ export async function* attributesOf(source: unknown): AsyncGenerator<DexAttribut
       yield { key, value: args.field(name, o, "value") };
     }
   } catch (e) {
-    // The caller's iterable failing is a bad argument, as `args.list` says of a list.
-    if (e instanceof AttrmapError) throw e;
-    throw args.invalid(`source could not be iterated: ${e instanceof Error ? e.message : String(e)}`, e);
+    throw args.iterationError("source", e);
   }
 }
 

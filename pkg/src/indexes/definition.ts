@@ -55,6 +55,9 @@ export type KeyPath<V> = unknown extends V ? string : PathOf<V, 4>;
  */
 export type Uninferred<T> = [T][T extends unknown ? 0 : never];
 
+/** The names `where` takes given the names a map declared: any string when it declared none (`indexes: {}` infers `never`). */
+export type IndexNames<N extends string> = [N] extends [never] ? string : N;
+
 /** How an index is declared: its key path (or paths, compound) alone, or with its options. */
 export type IndexSpec<V = unknown> =
   | KeyPath<V>

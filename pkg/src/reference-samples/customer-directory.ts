@@ -36,7 +36,10 @@ export class CustomerDirectory<N extends string = string> {
   private constructor(readonly map: PartitionedMap<CustomerProfile, N>) {}
 
   /** @internal */
-  static async open<N extends string>(ctx: Context, options: CustomerDirectoryOptions<N> = {}): Promise<CustomerDirectory<N>> {
+  static async open<N extends string>(
+    ctx: Context,
+    options: CustomerDirectoryOptions<string> = {},
+  ): Promise<CustomerDirectory<N>> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
     const name = mapName === undefined ? CUSTOMER_PROFILES_MAP : wasm.mapName("options.mapName", mapName);

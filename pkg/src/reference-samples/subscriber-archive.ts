@@ -47,7 +47,10 @@ export class SubscriberArchive<N extends string = string> {
   private constructor(readonly log: ChunkedLog<NewSubscriber, Subscriber, N>) {}
 
   /** @internal */
-  static async open<N extends string>(ctx: Context, options: SubscriberArchiveOptions<N> = {}): Promise<SubscriberArchive<N>> {
+  static async open<N extends string>(
+    ctx: Context,
+    options: SubscriberArchiveOptions<string> = {},
+  ): Promise<SubscriberArchive<N>> {
     const o = args.options("options", options);
     const mapName = args.field("options", o, "mapName");
     const name = mapName === undefined ? SUBSCRIBER_CHUNKS_MAP : wasm.mapName("options.mapName", mapName);

@@ -10,7 +10,7 @@ import type { ChangesOptions, ChangesPage } from "../feed/change-feed.js";
 import { feedLimit } from "../feed/feed-records.js";
 import { Connection } from "../idb/connection.js";
 import type { Identity } from "../idb/identity.js";
-import type { Uninferred } from "../indexes/definition.js";
+import type { IndexNames, Uninferred } from "../indexes/definition.js";
 import { Instances } from "../instances/instances.js";
 import { Announcer, type Change, watchChanges } from "../live/changes.js";
 import { type LiveQuery, liveQuery } from "../live/live-query.js";
@@ -84,35 +84,35 @@ export class Attrmap {
   async partitionedMap<V, const N extends string = string>(
     name: string,
     options: PartitionedMapOptions<Uninferred<V>, N> = {},
-  ): Promise<PartitionedMap<V, N>> {
+  ): Promise<PartitionedMap<V, IndexNames<N>>> {
     await started(this.ctx);
-    return PartitionedMap.open<V, N>(this.ctx, mapName("name", name), options);
+    return PartitionedMap.open<V, IndexNames<N>>(this.ctx, mapName("name", name), options);
   }
 
   /** A generic chunked log of values of type `V`, stored as `{sequence, value}` records; `N` as in `partitionedMap`. */
   async chunkedLog<V, const N extends string = string>(
     name: string,
     options: ChunkedLogOptions<Uninferred<V>, N> = {},
-  ): Promise<ChunkedLog<V, LogRecord<V>, N>> {
+  ): Promise<ChunkedLog<V, LogRecord<V>, IndexNames<N>>> {
     await started(this.ctx);
     const log = mapName("name", name);
-    return ChunkedLog.open<V, LogRecord<V>, N>(this.ctx, log, options, valueRecords<V>(log));
+    return ChunkedLog.open<V, LogRecord<V>, IndexNames<N>>(this.ctx, log, options, valueRecords<V>(log));
   }
 
   /** The customer directory of the reference samples (map `CustomerProfilesByEmailPartition`, email keys). */
   async customerDirectory<const N extends string = string>(
     options: CustomerDirectoryOptions<N> = {},
-  ): Promise<CustomerDirectory<N>> {
+  ): Promise<CustomerDirectory<IndexNames<N>>> {
     await started(this.ctx);
-    return CustomerDirectory.open<N>(this.ctx, options);
+    return CustomerDirectory.open<IndexNames<N>>(this.ctx, options);
   }
 
   /** The subscriber archive of the reference samples (log `SubscriberChunks`). */
   async subscriberArchive<const N extends string = string>(
     options: SubscriberArchiveOptions<N> = {},
-  ): Promise<SubscriberArchive<N>> {
+  ): Promise<SubscriberArchive<IndexNames<N>>> {
     await started(this.ctx);
-    return SubscriberArchive.open<N>(this.ctx, options);
+    return SubscriberArchive.open<IndexNames<N>>(this.ctx, options);
   }
 
   /**
