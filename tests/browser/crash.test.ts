@@ -32,8 +32,30 @@ async function logInvariants(page: Tab, db: string, chunkSize: number): Promise<
       const seen: number[] = [];
       let token = "";
       let pages = 0;
+      // A page that fails is read again 1 s and 3 s later, each time in a new transaction: the
+      // answers tell stored data that disagrees with itself (the same error each time) from a
+      // read that saw a moment no commit left (issue 48's Firefox flake after a closed tab).
+      const pageOf = async (t: string) => {
+        try {
+          return await archive.getSubscriberPage(t);
+        } catch (e) {
+          const again: string[] = [];
+          for (const ms of [1000, 2000]) {
+            await new Promise((r) => setTimeout(r, ms));
+            const p = await archive.getSubscriberPage(t).then(
+              (p) => `${p.subscribers.length} records, newest ${p.subscribers[0]?.sequence}`,
+              (e2: Error) => e2.message,
+            );
+            again.push(p);
+          }
+          const state = await archive.log.state();
+          throw new Error(
+            `${(e as Error).message}; read again after 1 s and 3 s: ${again.join(" / ")}; state now ${JSON.stringify(state)}`,
+          );
+        }
+      };
       do {
-        const p = await archive.getSubscriberPage(token);
+        const p = await pageOf(token);
         const seqs = p.subscribers.map((s) => s.sequence);
         if (p.pageToken === "current" && seqs.length === 0 && state.nextSequence !== 1)
           problems.push("current is empty but the log is not");
