@@ -412,10 +412,7 @@ test("search: profiles of a company from its index, kept by saves and deletes th
 
 test("search: results a page of 20 at a time by the keyset cursor, forward and back, the count over all", async (t) => {
   const { page } = await openDemo(t);
-  await page.getByLabel("Profiles", { exact: true }).fill("45");
-  await page.getByLabel("Subscribers", { exact: true }).fill("0");
-  await page.getByRole("button", { name: "Import" }).click();
-  await page.waitForFunction(() => document.getElementById("sample-message")?.textContent?.startsWith("Done"));
+  await importSamples(page, 45, 0);
   // The samples are 45 profiles of company "Example"; equal companies come in email order.
   const emails = Array.from({ length: 45 }, (_, i) => `sample${i}@example.com`).sort();
   const shown = async (message: string) => {
@@ -449,12 +446,7 @@ test("search: results a page of 20 at a time by the keyset cursor, forward and b
 
 test("partitions view: resizing the directory moves every profile, with progress, and the chart is redrawn", async (t) => {
   const { page } = await openDemo(t);
-  await page.getByLabel("Profiles", { exact: true }).fill("3000");
-  await page.getByLabel("Subscribers", { exact: true }).fill("0");
-  await page.getByRole("button", { name: "Import" }).click();
-  await page.waitForFunction(() => document.getElementById("sample-message")?.textContent?.startsWith("Done"), undefined, {
-    timeout: 60_000,
-  });
+  await importSamples(page, 3000, 0);
   assert.equal(await page.getByLabel("Partitions of the directory").inputValue(), "1000");
   await page.getByLabel("Partitions of the directory").fill("250");
   await page.getByRole("button", { name: "Resize" }).click();
@@ -486,10 +478,7 @@ test("partitions view: resizing the directory moves every profile, with progress
 
 test("archive: a chunk-size change archives current short, pages show their size, older archives are dropped", async (t) => {
   const { page } = await openDemo(t);
-  await page.getByLabel("Profiles", { exact: true }).fill("0");
-  await page.getByLabel("Subscribers", { exact: true }).fill("250");
-  await page.getByRole("button", { name: "Import" }).click();
-  await page.waitForFunction(() => document.getElementById("sample-message")?.textContent?.startsWith("Done"));
+  await importSamples(page, 0, 250);
   const at = (token: string) =>
     page.waitForFunction((token) => document.getElementById("page-token")?.textContent === token, token);
   await page.locator("[data-go=newest]").first().click();
@@ -524,6 +513,16 @@ const kib = (bytes: number) => `${Math.round((bytes / 1024) * 10) / 10} KiB`;
  * Saves a profile with the directory form (the fields given) and waits for the answer to this
  * save, not an earlier one: its name shown, or, without a name, its email placed.
  */
+/** Imports generated samples through the sample-data panel and waits until it says it is done. */
+async function importSamples(page: Page, profiles: number, subscribers: number): Promise<void> {
+  await page.getByLabel("Profiles", { exact: true }).fill(String(profiles));
+  await page.getByLabel("Subscribers", { exact: true }).fill(String(subscribers));
+  await page.getByRole("button", { name: "Import" }).click();
+  await page.waitForFunction(() => document.getElementById("sample-message")?.textContent?.startsWith("Done"), undefined, {
+    timeout: 60_000,
+  });
+}
+
 async function saveProfile(page: Page, email: string, fields: { fullName?: string; company?: string }): Promise<void> {
   const form = page.locator("#profile-form");
   await form.getByLabel("Email address").fill(email);
