@@ -4,6 +4,7 @@
 // unique indexes' refusals checked call by call. The engines' own IndexedDB runs the same
 // library in tests/browser/indexes.test.ts.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { inspect } from "node:util";
 import { AttrmapError, InProcessLocks, openAttrmap, type PartitionedMap, type Query } from "attrmap";
@@ -680,4 +681,26 @@ test("an index entry that is not what an index holds is corrupt_data naming the 
     await failure(log.where("byCompany").equals("Acme").toArray()),
     'corrupt_data: index "byCompany" of map "l": an entry is not a [sequence, record] pair',
   );
+});
+
+test("a write, a query and a page of more entries than a call takes arguments store and give them all", () => {
+  // Spreading that many requests or results into one call overflowed the stack (RangeError):
+  // past about 120,000 in Chromium and Node. A Node with a small stack meets the same limit at
+  // 20,000, which this test passes with 25,000 entries in one write, one query and one page.
+  const script = `
+    import { InProcessLocks, openAttrmap } from "attrmap";
+    import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+    const store = openAttrmap({ indexedDB: new IDBFactory(), IDBKeyRange, locks: new InProcessLocks() });
+    const map = await store.partitionedMap("many", { partitionCount: 1, indexes: { byN: "n" } });
+    const count = 25_000;
+    const written = await map.upsertMany(Array.from({ length: count }, (_, i) => ["k" + i, { n: i }]));
+    const found = await map.where("byN").above(-1).toArray();
+    const page = await map.page({ limit: 10 });
+    console.log(JSON.stringify([written, found.length, found.at(-1), page.entries.length]));
+    store.close();`;
+  const out = execFileSync(process.execPath, ["--stack-size=150", "--input-type=module", "-e", script], {
+    cwd: import.meta.dirname,
+    encoding: "utf8",
+  });
+  assert.deepEqual(JSON.parse(out), [25_000, 25_000, ["k24999", { n: 24_999 }], 10]);
 });

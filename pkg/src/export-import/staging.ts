@@ -81,10 +81,10 @@ export async function moveMaps(
         if (!replace) throw refuse(to);
         for (const key of await request(stored.getAllKeys(instances.instancesOf(to)), doing))
           replaced.add((key as [string, string])[1]);
-        names.push(...replaced);
+        for (const instance of replaced) names.push(instance);
         issued.push(stored.delete(instances.instancesOf(to)));
         const cleared = deletingAll([to]);
-        issued.push(...(await storeEntries(tx, cleared, instances.connection.keyRange, doing)));
+        await storeEntries(tx, cleared, instances.connection.keyRange, doing, issued);
       }
       // A page of instances per round trip (a cursor took one for each), then one range delete.
       for (let after: string | undefined; ; ) {
@@ -101,7 +101,7 @@ export async function moveMaps(
           names.push(instance);
           replaced.delete(instance);
         });
-        issued.push(...(await storeEntries(tx, indexed, instances.connection.keyRange, doing)));
+        await storeEntries(tx, indexed, instances.connection.keyRange, doing, issued);
         if (keys.length < MOVE_PAGE) break;
         after = (keys.at(-1) as [string, string])[1];
       }

@@ -11,15 +11,17 @@ const keyId = (key: EntryKey) => JSON.stringify(key);
 
 /**
  * Checks `writes.unique` (against the stored entries, as `writes` leaves them, and against each
- * other), then issues the deletes and puts of `writes` in `tx`. Throws a check's conflict
- * before anything is issued; returns the requests issued, for the caller to await.
+ * other), then issues the deletes and puts of `writes` in `tx`, adding the requests to `issued`
+ * for the caller to await (pushed one by one: a write may issue more requests than a call
+ * takes arguments). Throws a check's conflict before anything is issued.
  */
 export async function storeEntries(
   tx: IDBTransaction,
   writes: EntryWrites,
   keyRange: typeof IDBKeyRange,
   doing: string,
-): Promise<IDBRequest[]> {
+  issued: IDBRequest[],
+): Promise<void> {
   const store = tx.objectStore(ENTRIES);
   const bound = (r: KeyBounds) => keyRange.bound(r.lower, r.upper, r.lowerOpen, r.upperOpen);
   if (writes.unique.length > 0) {
@@ -41,11 +43,11 @@ export async function storeEntries(
       }
     });
   }
-  return attempt(doing, () => [
-    ...writes.deleteRanges.map((r) => store.delete(bound(r))),
-    ...writes.delete.map((key) => store.delete(key)),
-    ...writes.put.map(([key, value]) => store.put(value, key)),
-  ]);
+  attempt(doing, () => {
+    for (const r of writes.deleteRanges) issued.push(store.delete(bound(r)));
+    for (const key of writes.delete) issued.push(store.delete(key));
+    for (const [key, value] of writes.put) issued.push(store.put(value, key));
+  });
 }
 
 /** The index entries a batch writes: each entry's last state, and the unique checks of the entries it puts. */

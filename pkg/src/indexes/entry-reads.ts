@@ -52,9 +52,10 @@ export function searchEntries(
             ]),
           ),
         );
+        // One by one: a range may hold more entries than a call takes arguments.
         for (const [k, v] of read) {
-          keys.push(...(k as EntryKey[]));
-          values.push(...v);
+          for (const key of k as EntryKey[]) keys.push(key);
+          for (const value of v) values.push(value);
         }
         keys.length = Math.min(keys.length, limit);
         values.length = Math.min(values.length, limit);

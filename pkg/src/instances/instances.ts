@@ -252,10 +252,9 @@ export class Instances {
       before = await Promise.all(reads.map((r) => this.readIn(tx, r, doing)));
       decided = compute(before);
       const planned = decided.writes;
-      const indexed: IDBRequest[] = [];
+      const issued: IDBRequest[] = [];
       for (const w of planned)
-        if (w.entries) indexed.push(...(await entryStoreCode.now().storeEntries(tx, w.entries, this.connection.keyRange, doing)));
-      const issued: IDBRequest[] = [...indexed];
+        if (w.entries) await entryStoreCode.now().storeEntries(tx, w.entries, this.connection.keyRange, doing, issued);
       const ranged = planned.map((w, i) => attempt(doing, () => this.issue(tx, reads[i]!.map, w, issued)));
       dropped = await Promise.all(ranged.map(async (r) => (r ? (await request(r, doing)).map(instanceOf) : [])));
       const changed = planned.map((w, i) => [reads[i]!.map, [...written(w).keys(), ...dropped[i]!]] as const);
@@ -334,7 +333,7 @@ export class Instances {
     for (const instance of writes.delete ?? []) issued.push(store.delete([map, instance]));
     for (const [instance, value] of writes.put ?? []) issued.push(store.put(value, [map, instance]));
     for (const [instance, value] of writes.add ?? []) issued.push(store.add(value, [map, instance]));
-    if (writes.also) issued.push(...writes.also(tx));
+    for (const r of writes.also?.(tx) ?? []) issued.push(r);
     return inRange;
   }
 

@@ -41,7 +41,7 @@ export function page<V>(m: MapContext<V>, options: unknown): Promise<MapPage<V>>
       instance = m.placeCanonical(after, layout).partitionName;
       const { meta, values } = await m.ctx.instances.read(m.name, [instance]);
       m.current(meta, layout);
-      found.push(...m.ordered(instance, values[0]).filter(([key]) => key > after));
+      for (const entry of m.ordered(instance, values[0])) if (entry[0] > after) found.push(entry);
     }
     for (;;) {
       if (found.length > limit) return { entries: found.slice(0, limit), next: found[limit - 1]![0] };
@@ -50,7 +50,8 @@ export function page<V>(m: MapContext<V>, options: unknown): Promise<MapPage<V>>
       // A stored partition is never empty, so one more partition means one more entry.
       if (found.length === limit) return { entries: found, next: step.instance === undefined ? null : found.at(-1)![0] };
       if (step.instance === undefined) return { entries: found, next: null };
-      found.push(...m.ordered(step.instance, step.value));
+      // One by one: a partition may hold more entries than a call takes arguments.
+      for (const entry of m.ordered(step.instance, step.value)) found.push(entry);
       instance = step.instance;
     }
   });
