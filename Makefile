@@ -278,7 +278,8 @@ soak: $(BROWSER_SUITE_NEEDS)
 
 # ---- benchmarks --------------------------------------------------------------------
 
-# BENCH_ENGINE=firefox or webkit runs the storage part in that engine. The size part writes its
+# BENCH_ENGINE=firefox or webkit runs the storage part in that engine; the index-cost part runs in all
+# three (BENCH_PARTS=build or write runs one of its tables). The size part writes its
 # figures where README.md and BENCHMARKS.md mark them (tests/shared/sizes.ts), as the Node suite checks.
 bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/partition.bench.ts
@@ -286,6 +287,7 @@ bench: $(TESTS_INSTALLED) www/attrmap/dist/index.js $(CHROMIUM) $(OTHER_ENGINES)
 	cd tests && node --import tsx bench/startup.bench.ts
 	cd tests && node --import tsx bench/storage.bench.ts
 	cd tests && node --import tsx bench/search.bench.ts
+	cd tests && for engine in chromium firefox webkit; do BENCH_ENGINE=$$engine node --import tsx bench/index-cost.bench.ts; done
 	cd tests && node --import tsx bench/transaction.bench.ts
 	cd tests && node --import tsx bench/increment.bench.ts
 	cd tests && node --import tsx bench/sync.bench.ts

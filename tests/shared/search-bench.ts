@@ -34,6 +34,7 @@ const profile = (i: number): Profile => ({
 export const SEARCH_ROWS = {
   equals: "equals: one company's profiles (1%)",
   first: "equals, first 10",
+  prefix: "startsWith, a page of 50",
   count: "count of one company",
   range: "between: ten companies (10%)",
   upsert: "upsert of an indexed profile",
@@ -43,6 +44,8 @@ export const SEARCH_ROWS = {
 interface Search {
   equals(company: string): Promise<unknown[]>;
   first(company: string, n: number): Promise<unknown[]>;
+  /** The first `n` profiles of the companies whose names start with `prefix`. */
+  prefix(prefix: string, n: number): Promise<unknown[]>;
   count(company: string): Promise<number>;
   /** Profiles of the companies from `lo` to `hi`, both included. */
   range(lo: string, hi: string): Promise<unknown[]>;
@@ -58,6 +61,7 @@ async function setUpAttrmap({ attrmap }: SearchLibraries, name: string, size: nu
   return {
     equals: (c) => q().equals(c).toArray(),
     first: (c, n) => q().equals(c).toArray({ limit: n }),
+    prefix: async (p, n) => (await q().startsWith(p).page({ limit: n })).entries,
     count: (c) => q().equals(c).count(),
     range: (lo, hi) => q().between(lo, hi).toArray(),
     upsert: (p) => dir.upsertProfile(p),
@@ -82,6 +86,7 @@ async function setUpRaw(_: SearchLibraries, name: string, size: number): Promise
   return {
     equals: (c) => promisify(index().getAll(c)),
     first: (c, n) => promisify(index().getAll(c, n)),
+    prefix: (p, n) => promisify(index().getAll(IDBKeyRange.bound(p, `${p}\uffff`), n)),
     count: (c) => promisify(index().count(c)),
     range: (lo, hi) => promisify(index().getAll(IDBKeyRange.bound(lo, hi))),
     upsert: (p) => put([p]),
@@ -97,6 +102,7 @@ async function setUpDexie({ Dexie }: SearchLibraries, name: string, size: number
   return {
     equals: (c) => profiles.where("companyName").equals(c).toArray(),
     first: (c, n) => profiles.where("companyName").equals(c).limit(n).toArray(),
+    prefix: (p, n) => profiles.where("companyName").startsWith(p).limit(n).toArray(),
     count: (c) => profiles.where("companyName").equals(c).count(),
     range: (lo, hi) => profiles.where("companyName").between(lo, hi, true, true).toArray(),
     upsert: (p) => profiles.put(p),
@@ -115,9 +121,9 @@ export async function runSearchRound(
   for (const who of order) works.push([who, await setUp[who](libs, `search-${who}-${o.round}`, o.size)]);
   // Every contender's answer is checked against the others' before anything is timed.
   const answers = await Promise.all(
-    works.map(([, w]) => Promise.all([w.equals(company(7)), w.range("Company 10", "Company 19")])),
+    works.map(([, w]) => Promise.all([w.equals(company(7)), w.range("Company 10", "Company 19"), w.prefix("Company 4", 50)])),
   );
-  const sizes = answers.map(([e, r]) => `${e.length}/${r.length}`);
+  const sizes = answers.map(([e, r, p]) => `${e.length}/${r.length}/${p.length}`);
   if (new Set(sizes).size !== 1 || answers[0]![0].length !== o.size / COMPANIES)
     throw new Error(`the contenders found different profiles: ${sizes.join(", ")}`);
   const results = new Map<SearchContender, BenchResult>(order.map((who) => [who, {}]));
@@ -133,6 +139,12 @@ export async function runSearchRound(
     SEARCH_ROWS.first,
     o.ops,
     each((w) => (i) => w.first(company(i * 37), 10)),
+  );
+  await interleaved(
+    results,
+    SEARCH_ROWS.prefix,
+    o.ops,
+    each((w) => (i) => w.prefix(company(i * 37).slice(0, -1), 50)),
   );
   await interleaved(
     results,
