@@ -681,6 +681,30 @@ test("an index entry that is not what an index holds is corrupt_data naming the 
     await failure(log.where("byCompany").equals("Acme").toArray()),
     'corrupt_data: index "byCompany" of map "l": an entry is not a [sequence, record] pair',
   );
+  // An entry whose value the index does not hold (a page's cursor is that value's key).
+  await rawWrite(
+    "corrupt-entry",
+    "entries",
+    (entries) => {
+      const all = entries.openCursor();
+      all.onsuccess = () => {
+        const cursor = all.result;
+        if (!cursor) return;
+        const owner = (cursor.key as unknown[]).at(-1);
+        cursor.update(typeof owner === "number" ? [owner, { sequence: owner, value: {} }] : [owner, {}]);
+        cursor.continue();
+      };
+    },
+    indexedDB,
+  );
+  assert.equal(
+    await failure(map.where("byCompany").equals("Acme").page({ limit: 5 })),
+    'corrupt_data: index "byCompany" of map "m": the entry of "ada" holds no value of the index',
+  );
+  assert.equal(
+    await failure(log.where("byCompany").equals("Acme").page({ limit: 5 })),
+    'corrupt_data: index "byCompany" of map "l": the entry of 1 holds no value of the index',
+  );
 });
 
 test("a write, a query and a page of more entries than a call takes arguments store and give them all", () => {

@@ -15,7 +15,7 @@ import {
 } from "../common/constants.js";
 import { AttrmapError } from "../common/errors.js";
 import type { EntryWrites } from "../idb/index-entries.js";
-import { type Owner, prefixRange } from "../idb/keys.js";
+import { type EntryKey, type Owner, prefixRange } from "../idb/keys.js";
 import type { IndexDefinition } from "./definition.js";
 import { type IndexPair, indexPair } from "./values.js";
 
@@ -67,6 +67,15 @@ function indexValuesOf(def: IndexDefinition, value: unknown): Array<Array<string
   }
   const pair = indexPair(found);
   return pair === undefined ? [] : [[...pair]];
+}
+
+/**
+ * The key of the one entry `owner`'s `value` has in index `def` of `map`, which is not multi-entry:
+ * what a write stored it under. Undefined when the value has none.
+ */
+export function entryKeyOf(map: string, def: IndexDefinition, owner: Owner, value: unknown): EntryKey | undefined {
+  const [flat] = indexValuesOf(def, value);
+  return flat === undefined ? undefined : [map, def.name, ...flat, owner];
 }
 
 /** One string per distinct flattened value (the kind tells a string from a number). */

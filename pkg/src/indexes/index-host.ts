@@ -33,6 +33,8 @@ export interface IndexHost<E = unknown> {
   withLayout<T>(read: (check: (raw: unknown) => void) => Promise<T>): Promise<T>;
   /** An entry of index `index` as stored, as a query gives it; `corrupt_data` when it is not one. */
   decode(held: unknown, index: string): E;
+  /** The owner of an entry `decode` gave, and the value its index paths read. */
+  indexed(entry: E): readonly [Owner, unknown];
 }
 
 /** @internal The catalog's code: createIndex, dropIndex, indexes() and the `indexes` option. */

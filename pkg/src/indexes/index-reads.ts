@@ -5,9 +5,10 @@
 // Loaded at a page's first query.
 
 import * as args from "../common/args.js";
-import type { AttrmapError } from "../common/errors.js";
+import { type AttrmapError, corrupt } from "../common/errors.js";
 import type { EntryKey } from "../idb/keys.js";
 import type { StoredIndex } from "./definition.js";
+import { entryKeyOf } from "./entries.js";
 import { countEntries, searchEntries } from "./entry-reads.js";
 import type { IndexHost } from "./index-host.js";
 import type { IndexReader, QueryPage, ReadPlan } from "./query.js";
@@ -16,8 +17,17 @@ import { planRanges } from "./ranges.js";
 /** The entry keys of `plan` on index `index` of `host`, and the entries, each as `plan.read` asks. */
 export function readIndex<E>(host: IndexHost<E>, index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: E[] }> {
   return host.withLayout(async (check) => {
-    const ranges = planRanges(host.name, await findIndex(host, index), plan);
-    const read = { reverse: plan.reverse, limit: plan.limit, keys: plan.read !== "entries", values: plan.read !== "keys" };
+    const def = await findIndex(host, index);
+    const ranges = planRanges(host.name, def, plan);
+    // An owner has one entry in an index that is not multi-entry, and its key follows from its
+    // value: a cursor's keys are worked out from the entries, one request fewer than reading them.
+    const derived = plan.read === "both" && !def.multiEntry;
+    const read = {
+      reverse: plan.reverse,
+      limit: plan.limit,
+      keys: plan.read !== "entries" && !derived,
+      values: plan.read !== "keys",
+    };
     const found = await searchEntries(
       host.ctx.instances,
       host.name,
@@ -27,8 +37,18 @@ export function readIndex<E>(host: IndexHost<E>, index: string, plan: ReadPlan):
     );
     check(found.meta);
     checkQueryable(found.meta, host, index);
-    return { keys: found.keys, entries: found.values.map((held) => host.decode(held, index)) };
+    const entries = found.values.map((held) => host.decode(held, index));
+    return { keys: derived ? entries.map((entry) => keyOf(host, def, entry)) : found.keys, entries };
   });
+}
+
+/** The key entry `entry` of index `def` is stored under; `corrupt_data` when its value has none. */
+function keyOf<E>(host: IndexHost<E>, def: StoredIndex, entry: E): EntryKey {
+  const [owner, value] = host.indexed(entry);
+  const key = entryKeyOf(host.name, def, owner, value);
+  if (key === undefined)
+    throw corrupt(host.name, { index: def.name }, `the entry of ${JSON.stringify(owner)} holds no value of the index`);
+  return key;
 }
 
 /** How many entries `plan`'s ranges hold in index `index` of `host`. */

@@ -42,6 +42,7 @@ export class LogContext<I, R extends { sequence: number }> {
           throw corrupt(name, { index }, `record ${sequence} is not a ${kind.recordName} record: ${problem}`);
         return record as R;
       },
+      indexed: (record) => [record.sequence, kind.indexed(record)],
     };
   }
 

@@ -57,6 +57,7 @@ export class MapContext<V> {
         if (problem !== undefined) throw corrupt(name, { index }, problem);
         return [owner, value as V];
       },
+      indexed: (entry) => entry,
     };
   }
 
