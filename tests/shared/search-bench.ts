@@ -4,12 +4,14 @@
 // a fresh database per round; single operations take turns in blocks (interleaved).
 import type * as Attrmap from "attrmap";
 import type { Dexie as DexieClass } from "dexie";
-import { type BenchResult, completion, interleaved, type Profile, promisify } from "./storage-bench.js";
+import { type BenchResult, completion, interleaved, type Profile, promisify, RELEASED } from "./storage-bench.js";
 
-export type SearchContender = "attrmap" | "raw" | "dexie";
+export type SearchContender = "attrmap" | typeof RELEASED | "raw" | "dexie";
 
 export interface SearchLibraries {
   attrmap: typeof Attrmap;
+  /** The last release, from its tarball: what this version's reads and writes changed. */
+  released: typeof Attrmap;
   Dexie: typeof DexieClass;
 }
 
@@ -116,7 +118,13 @@ export async function runSearchRound(
   order: SearchContender[],
   o: SearchOptions,
 ): Promise<Record<string, BenchResult>> {
-  const setUp = { attrmap: setUpAttrmap, raw: setUpRaw, dexie: setUpDexie };
+  const setUp = {
+    attrmap: setUpAttrmap,
+    [RELEASED]: (libs: SearchLibraries, name: string, size: number) =>
+      setUpAttrmap({ ...libs, attrmap: libs.released }, name, size),
+    raw: setUpRaw,
+    dexie: setUpDexie,
+  };
   const works: Array<readonly [SearchContender, Search]> = [];
   for (const who of order) works.push([who, await setUp[who](libs, `search-${who}-${o.round}`, o.size)]);
   // Every contender's answer is checked against the others' before anything is timed.
