@@ -25,9 +25,10 @@ function steps(path: string): string[] {
 }
 
 /**
- * What a dotted path finds in a value: own data properties only, so that a getter, a prototype
- * or a proxy's trap never runs (a stored value is plain data; a caller's value is read as the
- * copy IndexedDB stores would be).
+ * What a dotted path finds in a value: own enumerable data properties only, what IndexedDB's
+ * structured clone keeps, so that a caller's value is read as its stored copy will be (a
+ * property the copy drops would key an entry its next write cannot find again), and a getter, a
+ * prototype or a proxy's trap never runs.
  */
 function atPath(value: unknown, path: readonly string[]): unknown {
   let at = value;
@@ -39,7 +40,7 @@ function atPath(value: unknown, path: readonly string[]): unknown {
     } catch {
       return undefined;
     }
-    if (d === undefined || !("value" in d)) return undefined;
+    if (d === undefined || !("value" in d) || !d.enumerable) return undefined;
     at = d.value;
   }
   return at;
@@ -69,13 +70,18 @@ function indexValuesOf(def: IndexDefinition, value: unknown): Array<Array<string
   return pair === undefined ? [] : [[...pair]];
 }
 
+/** The key of `owner`'s entry of the flattened value `flat` in index `def` of `map`. */
+function entryKey(map: string, def: IndexDefinition, flat: ReadonlyArray<string | number>, owner: Owner): EntryKey {
+  return [map, def.name, ...flat, owner];
+}
+
 /**
  * The key of the one entry `owner`'s `value` has in index `def` of `map`, which is not multi-entry:
  * what a write stored it under. Undefined when the value has none.
  */
 export function entryKeyOf(map: string, def: IndexDefinition, owner: Owner, value: unknown): EntryKey | undefined {
   const [flat] = indexValuesOf(def, value);
-  return flat === undefined ? undefined : [map, def.name, ...flat, owner];
+  return flat === undefined ? undefined : entryKey(map, def, flat, owner);
 }
 
 /** One string per distinct flattened value (the kind tells a string from a number). */
@@ -139,9 +145,9 @@ export function addEntryWrites(
     const now = after === undefined ? [] : indexValuesOf(def, after);
     const oldIds = new Set(old.map(pairId));
     const nowIds = new Set(now.map(pairId));
-    for (const flat of old) if (!nowIds.has(pairId(flat))) out.delete.push([map, def.name, ...flat, owner]);
+    for (const flat of old) if (!nowIds.has(pairId(flat))) out.delete.push(entryKey(map, def, flat, owner));
     for (const flat of now) {
-      const key = [map, def.name, ...flat, owner];
+      const key = entryKey(map, def, flat, owner);
       out.put.push([key, [owner, held]]);
       if (def.unique && !oldIds.has(pairId(flat)))
         out.unique.push({

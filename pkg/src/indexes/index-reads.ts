@@ -5,9 +5,9 @@
 // Loaded at a page's first query.
 
 import * as args from "../common/args.js";
-import { type AttrmapError, corrupt } from "../common/errors.js";
+import type { AttrmapError } from "../common/errors.js";
 import type { EntryKey } from "../idb/keys.js";
-import type { StoredIndex } from "./definition.js";
+import { type StoredIndex, sameDefinition } from "./definition.js";
 import { entryKeyOf } from "./entries.js";
 import { countEntries, searchEntries } from "./entry-reads.js";
 import type { IndexHost } from "./index-host.js";
@@ -15,13 +15,32 @@ import type { IndexReader, QueryPage, ReadPlan } from "./query.js";
 import { planRanges } from "./ranges.js";
 
 /** The entry keys of `plan` on index `index` of `host`, and the entries, each as `plan.read` asks. */
-export function readIndex<E>(host: IndexHost<E>, index: string, plan: ReadPlan): Promise<{ keys: EntryKey[]; entries: E[] }> {
+export async function readIndex<E>(
+  host: IndexHost<E>,
+  index: string,
+  plan: ReadPlan,
+): Promise<{ keys: EntryKey[]; entries: E[] }> {
+  return (await readOnce(host, index, plan, true)) ?? (await readOnce(host, index, plan, false))!;
+}
+
+/**
+ * One read of `readIndex`. With `derive`, the keys of a forward read of an index that is not
+ * multi-entry (one entry per owner) are worked out from its entries' values, one request fewer
+ * than reading them; undefined when one cannot be: the index was made again with another
+ * definition since this object read it, or a value does not give its key (stored by a version
+ * that read other properties).
+ */
+function readOnce<E>(
+  host: IndexHost<E>,
+  index: string,
+  plan: ReadPlan,
+  derive: boolean,
+): Promise<{ keys: EntryKey[]; entries: E[] } | undefined> {
   return host.withLayout(async (check) => {
     const def = await findIndex(host, index);
     const ranges = planRanges(host.name, def, plan);
-    // An owner has one entry in an index that is not multi-entry, and its key follows from its
-    // value: a cursor's keys are worked out from the entries, one request fewer than reading them.
-    const derived = plan.read === "both" && !def.multiEntry;
+    // A reverse read's cursor gives each key with its entry anyway.
+    const derived = derive && plan.read === "both" && !def.multiEntry && !plan.reverse;
     const read = {
       reverse: plan.reverse,
       limit: plan.limit,
@@ -36,19 +55,18 @@ export function readIndex<E>(host: IndexHost<E>, index: string, plan: ReadPlan):
       `reading index "${index}" of ${host.noun} "${host.name}"`,
     );
     check(found.meta);
-    checkQueryable(found.meta, host, index);
+    const stored = checkQueryable(found.meta, host, index);
     const entries = found.values.map((held) => host.decode(held, index));
-    return { keys: derived ? entries.map((entry) => keyOf(host, def, entry)) : found.keys, entries };
+    if (!derived) return { keys: found.keys, entries };
+    const keys = sameDefinition(stored, def) ? entries.map((e) => keyOf(host, def, e)) : undefined;
+    return keys === undefined || keys.includes(undefined) ? undefined : { keys: keys as EntryKey[], entries };
   });
 }
 
-/** The key entry `entry` of index `def` is stored under; `corrupt_data` when its value has none. */
-function keyOf<E>(host: IndexHost<E>, def: StoredIndex, entry: E): EntryKey {
+/** The key `entry` is stored under in index `def`, or undefined when its value gives it none. */
+function keyOf<E>(host: IndexHost<E>, def: StoredIndex, entry: E): EntryKey | undefined {
   const [owner, value] = host.indexed(entry);
-  const key = entryKeyOf(host.name, def, owner, value);
-  if (key === undefined)
-    throw corrupt(host.name, { index: def.name }, `the entry of ${JSON.stringify(owner)} holds no value of the index`);
-  return key;
+  return entryKeyOf(host.name, def, owner, value);
 }
 
 /** How many entries `plan`'s ranges hold in index `index` of `host`. */
@@ -81,16 +99,17 @@ function noIndex(host: IndexHost, name: string): AttrmapError {
 
 /**
  * Checks that index `name` is in `raw`, the metadata a query's transaction read with its
- * entries: one dropped since is `invalid_argument`, as an unknown name, and so is one being
- * built, whose entries are not yet every value's.
+ * entries, and gives its definition there: one dropped since is `invalid_argument`, as an
+ * unknown name, and so is one being built, whose entries are not yet every value's.
  */
-function checkQueryable(raw: unknown, host: IndexHost, name: string): void {
+function checkQueryable(raw: unknown, host: IndexHost, name: string): StoredIndex {
   const stored = (raw as { indexes?: StoredIndex[] } | undefined)?.indexes?.find((i) => i.name === name);
   if (stored === undefined) throw noIndex(host, name);
   if (stored.building)
     throw args.invalid(
       `index "${name}" of ${host.noun} "${host.name}" is being built (or its build was interrupted: createIndex again)`,
     );
+  return stored;
 }
 
 /** Entries a step of a query's `entries()` reads: each step is one transaction. */
