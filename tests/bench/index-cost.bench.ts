@@ -66,7 +66,10 @@ if (PARTS.includes("build")) {
     Object.values(BUILD_ROWS),
     rounds,
   );
-  const bytes = Object.values(BYTES).map((row) => `${row}: ${median(rounds.map((r) => r[row]!)).toFixed(0)}`);
+  const bytes = Object.values(BYTES).map((row) => {
+    const each = median(rounds.map((r) => r[row]!));
+    return `${row}: ${Number.isNaN(each) ? "not reported" : each.toFixed(0)}`;
+  });
   console.log(`Storage an index adds (navigator.storage.estimate(), median): ${bytes.join(", ")}`);
 }
 if (PARTS.includes("write")) {

@@ -152,7 +152,8 @@ export async function runSearchRound(
     results,
     SEARCH_ROWS.prefix,
     o.ops,
-    each((w) => (i) => w.prefix(company(i * 37).slice(0, -1), 50)),
+    // "Company 1" to "Company 9": each the start of 11 companies' names (one digit, then ten of two).
+    each((w) => (i) => w.prefix(company(10 + ((i * 37) % 90)).slice(0, -1), 50)),
   );
   await interleaved(
     results,
