@@ -36,8 +36,7 @@ const results = await inRounds(
   ["attrmap"],
   ROUNDS,
   (round) => [
-    ...["index-cost", "index-cost-raw", "index-cost-dexie", "index-write-raw"].map((db) => `${db}-${round}`),
-    ...[0, 1, 2, 3].map((i) => `index-write-${round}-${i}`),
+    ...["index-cost", "index-cost-raw", "index-cost-dexie", "index-write", "index-write-raw"].map((db) => `${db}-${round}`),
   ],
   async (tab, _order, round) => {
     const run = (part: "build" | "write") =>
