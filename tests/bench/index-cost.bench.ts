@@ -8,7 +8,7 @@
 import "../browser/page-types.js";
 import { SHARED_PATH } from "../browser/harness.js";
 import { BUILD_ROWS, BYTES, type IndexCostLibraries, WRITE_ROWS } from "../shared/index-cost-bench.js";
-import { median, type RoundResult } from "./report.js";
+import { median, printRatios } from "./report.js";
 import { ENGINE, inRounds } from "./rounds.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -18,19 +18,6 @@ const WRITE_SIZE = 10_000;
 const OPS = 200;
 /** The tables to measure: BENCH_PARTS=build, =write or both (the default). */
 const PARTS = (process.env.BENCH_PARTS ?? "build,write").split(",");
-
-/** Prints each row's median and its ratio to the first row's, per round: median (min to max). */
-function printRatios(title: string, rows: readonly string[], rounds: readonly RoundResult[]): void {
-  console.log(`\n${title}`);
-  const [base] = rows;
-  for (const row of rows) {
-    const per = rounds.map((r) => r[row]! / r[base!]!);
-    const time = median(rounds.map((r) => r[row]!));
-    const shown = time >= 100 ? `${(time / 1000).toFixed(2)} s` : `${time.toFixed(2)} ms`;
-    const ratio = `${median(per).toFixed(2)}x (${Math.min(...per).toFixed(2)} to ${Math.max(...per).toFixed(2)})`;
-    console.log(`${row.padEnd(48)}${shown.padStart(10)}   ${ratio}`);
-  }
-}
 
 const results = await inRounds(
   ["attrmap"],

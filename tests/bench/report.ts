@@ -1,6 +1,6 @@
 // What the browser benches print: per row, each contender's median time per operation, and
-// attrmap's ratio to each peer with the spread of the per-round ratios. And the order the
-// contenders take their turns in, round by round.
+// attrmap's ratio to each peer (or one contender's rows to its first) with the spread of the
+// per-round ratios. And the order the contenders take their turns in, round by round.
 
 /** Milliseconds per operation, by row, of one contender in one round. */
 export type RoundResult = Record<string, number>;
@@ -11,6 +11,9 @@ export const median = (xs: number[]): number => {
 };
 
 const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} us`);
+
+/** Per-round ratios as the benches print them: median (min to max). */
+const spread = (per: number[]) => `${median(per).toFixed(2)}x (${Math.min(...per).toFixed(2)} to ${Math.max(...per).toFixed(2)})`;
 
 /**
  * The order `contenders` are set up and run in, in `round`: a Williams design, in which over
@@ -48,8 +51,20 @@ export function printTable<C extends string>(
         return p === undefined || r[row] === undefined ? [] : [r[row]! / p];
       });
       if (per.length === 0) return [];
-      return [`/${peer} ${median(per).toFixed(2)}x (${Math.min(...per).toFixed(2)} to ${Math.max(...per).toFixed(2)})`];
+      return [`/${peer} ${spread(per)}`];
     });
     console.log(`${row.padEnd(38)}${cells.map((c) => c.padStart(12)).join("")}   ${ratios.join(", ")}`);
+  }
+}
+
+/** Prints `title`, then each row's median and its ratio to the first row's, round by round (one contender's rows). */
+export function printRatios(title: string, rows: readonly string[], rounds: readonly RoundResult[]): void {
+  console.log(`\n${title}`);
+  const [base] = rows;
+  for (const row of rows) {
+    const per = rounds.map((r) => r[row]! / r[base!]!);
+    const time = median(rounds.map((r) => r[row]!));
+    const shown = time >= 100 ? `${(time / 1000).toFixed(2)} s` : `${time.toFixed(2)} ms`;
+    console.log(`${row.padEnd(48)}${shown.padStart(10)}   ${spread(per)}`);
   }
 }
